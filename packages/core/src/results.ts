@@ -1,0 +1,30 @@
+/**
+ * The tool-result texts the model reads. Every error result, for every tool, has one shape:
+ * `{"ok":false,"error_code":"…","message":"…"}`, so a model can learn to read one format.
+ */
+
+/** Error codes a tool result can carry. */
+export type ToolErrorCode =
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'tool_error'
+  | 'tool_timeout'
+  | 'question_cancelled'
+  | 'question_timeout'
+  | 'question_not_alone'
+  | 'interaction_pending'
+  | 'approval_cancelled'
+  | 'approval_timeout'
+  | 'rejected_by_user'
+  | 'superseded_by_user_message'
+  | 'user_input_unavailable';
+
+/** The JSON text of an error result. `extra` fields (e.g. `rationale`) follow `message`. */
+export function toolErrorResult(code: ToolErrorCode, message: string, extra?: Record<string, unknown>): string {
+  return JSON.stringify({ ok: false, error_code: code, message, ...extra });
+}
+
+/** Validation issues as the model reads them: `Error: Validation failed` then one `- path: message` line each. */
+export function validationMessage(lines: string[]): string {
+  return `Error: Validation failed\n${lines.join('\n')}`;
+}
