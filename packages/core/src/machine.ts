@@ -1,0 +1,295 @@
+/**
+ * The agent loop as a pure XState v5 machine (DESIGN §3). It holds the transcript and the state of
+ * the current step and decides what comes next; it performs nothing. The interpreter (`loop.ts`)
+ * reads the state, performs the effect (call the model, run tools) outside the machine and sends
+ * the outcome back as an event, so every snapshot is taken between effects.
+ *
+ *   idle ─START→ callingModel ─tool calls→ executingTools ─TOOLS_SETTLED→ settling
+ *   settling → executingTools (calls left to run) | waitingInput (a human is needed) | callingModel
+ *   waitingInput ─RESPOND→ settling;  completed / failed / maxSteps / aborted rest until
+ *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted).
+ */
+import { assign, setup } from 'xstate';
+import type { NormalizedAnswer } from './questions/index.js';
+import { toolErrorResult } from './results.js';
+import type { AssistantMessage, ChatMessage, Question, ResolutionKind, ToolMessage } from './types.js';
+
+/** A pending interaction as stored: model and user values stay JSON text (DESIGN §4). */
+export interface StoredInteraction {
+  id: string;
+  kind: 'question' | 'approval';
+  toolCallId: string;
+  toolName: string;
+  agentPath: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  /** Hash of the tool's input schema when asked; a resume needs the same. */
+  schemaHash: string;
+  questions?: Question[];
+  onExpire?: 'timeout' | 'recommended';
+  /** Approvals: the proposed input, as JSON text. */
+  input?: string;
+  reason?: string;
+}
+
+/** One tool call of the current step. */
+export interface StepCall {
+  toolCallId: string;
+  toolName: string;
+  /** queued: not run yet; approved: run after approval; pending: waits for a human; done: has its result. */
+  status: 'queued' | 'approved' | 'pending' | 'done';
+  result?: string;
+  interaction?: StoredInteraction;
+  /** Approved calls: the input to run, as JSON text (edited by the human or as the model sent it). */
+  approvedInput?: string;
+  edited?: boolean;
+}
+
+/** The small record kept per resolved interaction (audit, and idempotent repeated answers). */
+export interface ResolvedRecord {
+  id: string;
+  toolCallId: string;
+  kind: 'question' | 'approval';
+  resolution: ResolutionKind;
+  at: string;
+  answers?: NormalizedAnswer[];
+  /** JSON text of the human's edited approval input. */
+  editedInput?: string;
+  rationale?: string;
+}
+
+/** Everything the loop knows; the bulk of a snapshot. */
+export interface LoopContext {
+  messages: ChatMessage[];
+  /** The calls of the last assistant message until their results are appended. */
+  step: StepCall[] | null;
+  resolved: ResolvedRecord[];
+  /** Interactions created in this run (for unique ids). */
+  interactionCount: number;
+  /** Model calls in this turn, and the budget. */
+  modelCalls: number;
+  maxSteps: number;
+  output: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** What a tool call came to when the step ran: a result, or an interaction to wait for. */
+export type StepOutcome = { toolCallId: string; result: string } | { toolCallId: string; interaction: StoredInteraction };
+
+/** A human's decision on one pending call, prepared (validated and formatted) by the interpreter. */
+export interface Resolution {
+  toolCallId: string;
+  record: ResolvedRecord;
+  /** The tool result, when the decision settles the call (answers, rejection, cancel, timeout). */
+  result?: string;
+  /** Approvals: the input to run (JSON text). */
+  runInput?: string;
+  edited?: boolean;
+}
+
+/** Events the interpreter sends. */
+export type LoopEvent =
+  | { type: 'START'; messages: ChatMessage[]; maxSteps: number }
+  | { type: 'MODEL_RESPONDED'; message: AssistantMessage }
+  | { type: 'MODEL_FAILED'; error: { code: string; message: string } }
+  | { type: 'TOOLS_SETTLED'; outcomes: StepOutcome[] }
+  | { type: 'RESPOND'; resolutions: Resolution[]; maxSteps: number }
+  | { type: 'USER_MESSAGE'; messages: ChatMessage[]; maxSteps: number; at: string }
+  | { type: 'RETRY'; maxSteps: number }
+  | { type: 'ABORT' };
+
+/** Resting and working state names of {@link agentMachine}. */
+export type LoopStateName =
+  | 'idle'
+  | 'callingModel'
+  | 'executingTools'
+  | 'settling'
+  | 'waitingInput'
+  | 'completed'
+  | 'failed'
+  | 'maxSteps'
+  | 'aborted';
+
+/** The result of a call whose pending interaction a new user message replaced. */
+export const SUPERSEDED_RESULT = toolErrorResult(
+  'superseded_by_user_message',
+  'The user sent a new message instead of answering; this call was dropped. Read the new message and continue from it.',
+);
+
+function withOutcome(call: StepCall, outcome: StepOutcome): StepCall {
+  if ('result' in outcome) return { ...call, status: 'done', result: outcome.result };
+  return { ...call, status: 'pending', interaction: outcome.interaction };
+}
+
+function withResolution(call: StepCall, resolution: Resolution): StepCall {
+  if (resolution.result !== undefined) {
+    const { interaction: _resolved, ...rest } = call;
+    return { ...rest, status: 'done', result: resolution.result };
+  }
+  // An approved call keeps its interaction until it runs: a resume checks the tool's schema hash.
+  return { ...call, status: 'approved', approvedInput: resolution.runInput, edited: resolution.edited };
+}
+
+/**
+ * The pure machine of the loop. Create snapshots with `initialTransition(agentMachine)` and advance
+ * them with `transition(agentMachine, snapshot, event)`; it never invokes or spawns anything.
+ */
+export const agentMachine = setup({
+  types: { context: {} as LoopContext, events: {} as LoopEvent },
+  guards: {
+    hasToolCalls: ({ event }) => event.type === 'MODEL_RESPONDED' && (event.message.tool_calls?.length ?? 0) > 0,
+    stepBudgetExhausted: ({ context }) => context.modelCalls >= context.maxSteps,
+    hasRunnableCalls: ({ context }) =>
+      context.step?.some((call) => call.status === 'queued' || call.status === 'approved') ?? false,
+    hasPendingInteractions: ({ context }) => context.step?.some((call) => call.status === 'pending') ?? false,
+  },
+  actions: {
+    resetStepBudget: assign(({ event }) => ('maxSteps' in event ? { modelCalls: 0, maxSteps: event.maxSteps } : {})),
+    clearError: assign({ error: null, output: null }),
+    appendMessages: assign({
+      messages: ({ context, event }) =>
+        event.type === 'START' || event.type === 'USER_MESSAGE'
+          ? context.messages.concat(event.messages)
+          : context.messages,
+      output: null,
+      error: null,
+    }),
+    appendAssistantMessage: assign({
+      messages: ({ context, event }) =>
+        event.type === 'MODEL_RESPONDED' ? context.messages.concat(event.message) : context.messages,
+      modelCalls: ({ context }) => context.modelCalls + 1,
+    }),
+    startStep: assign({
+      step: ({ event }) =>
+        event.type === 'MODEL_RESPONDED'
+          ? (event.message.tool_calls ?? []).map(
+              (call): StepCall => ({ toolCallId: call.id, toolName: call.function.name, status: 'queued' }),
+            )
+          : null,
+    }),
+    recordOutput: assign({
+      output: ({ event }) => (event.type === 'MODEL_RESPONDED' ? (event.message.content ?? '') : null),
+    }),
+    recordError: assign({
+      error: ({ event }) => (event.type === 'MODEL_FAILED' ? event.error : null),
+    }),
+    recordOutcomes: assign(({ context, event }) => {
+      if (event.type !== 'TOOLS_SETTLED' || !context.step) return {};
+      const byCall = new Map(event.outcomes.map((outcome) => [outcome.toolCallId, outcome]));
+      const created = event.outcomes.filter((outcome) => 'interaction' in outcome).length;
+      return {
+        step: context.step.map((call) => {
+          const outcome = byCall.get(call.toolCallId);
+          return outcome ? withOutcome(call, outcome) : call;
+        }),
+        interactionCount: context.interactionCount + created,
+      };
+    }),
+    applyResolutions: assign(({ context, event }) => {
+      if (event.type !== 'RESPOND' || !context.step) return {};
+      const byCall = new Map(event.resolutions.map((resolution) => [resolution.toolCallId, resolution]));
+      return {
+        step: context.step.map((call) => {
+          const resolution = byCall.get(call.toolCallId);
+          return resolution && call.status === 'pending' ? withResolution(call, resolution) : call;
+        }),
+        resolved: context.resolved.concat(event.resolutions.map((resolution) => resolution.record)),
+      };
+    }),
+    supersedeOpenCalls: assign(({ context, event }) => {
+      if (event.type !== 'USER_MESSAGE' || !context.step) return {};
+      const records: ResolvedRecord[] = [];
+      const step = context.step.map((call): StepCall => {
+        if (call.status === 'done') return call;
+        if (call.interaction) {
+          const { id, kind } = call.interaction;
+          records.push({ id, kind, toolCallId: call.toolCallId, resolution: 'superseded', at: event.at });
+        }
+        return { toolCallId: call.toolCallId, toolName: call.toolName, status: 'done', result: SUPERSEDED_RESULT };
+      });
+      return { step, resolved: context.resolved.concat(records) };
+    }),
+    flushStepResults: assign(({ context }) => {
+      if (!context.step) return {};
+      const results = context.step.map(
+        (call): ToolMessage => ({ role: 'tool', tool_call_id: call.toolCallId, content: call.result ?? '' }),
+      );
+      return { messages: context.messages.concat(results), step: null };
+    }),
+  },
+}).createMachine({
+  id: 'turnkit-agent',
+  initial: 'idle',
+  context: {
+    messages: [],
+    step: null,
+    resolved: [],
+    interactionCount: 0,
+    modelCalls: 0,
+    maxSteps: 1,
+    output: null,
+    error: null,
+  },
+  states: {
+    idle: {
+      on: { START: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] } },
+    },
+    callingModel: {
+      always: { guard: 'stepBudgetExhausted', target: 'maxSteps' },
+      on: {
+        MODEL_RESPONDED: [
+          { guard: 'hasToolCalls', target: 'executingTools', actions: ['appendAssistantMessage', 'startStep'] },
+          { target: 'completed', actions: ['appendAssistantMessage', 'recordOutput'] },
+        ],
+        MODEL_FAILED: { target: 'failed', actions: 'recordError' },
+        ABORT: 'aborted',
+      },
+    },
+    executingTools: {
+      on: {
+        TOOLS_SETTLED: { target: 'settling', actions: 'recordOutcomes' },
+        ABORT: 'aborted',
+      },
+    },
+    settling: {
+      always: [
+        { guard: 'hasRunnableCalls', target: 'executingTools' },
+        { guard: 'hasPendingInteractions', target: 'waitingInput' },
+        { target: 'callingModel', actions: 'flushStepResults' },
+      ],
+    },
+    waitingInput: {
+      on: {
+        RESPOND: { target: 'settling', actions: ['resetStepBudget', 'applyResolutions'] },
+        USER_MESSAGE: {
+          target: 'callingModel',
+          actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+        },
+      },
+    },
+    completed: {
+      on: { USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] } },
+    },
+    failed: {
+      on: {
+        USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
+        RETRY: { target: 'settling', actions: ['resetStepBudget', 'clearError'] },
+      },
+    },
+    maxSteps: {
+      on: {
+        USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
+        RETRY: { target: 'settling', actions: 'resetStepBudget' },
+      },
+    },
+    aborted: {
+      on: {
+        USER_MESSAGE: {
+          target: 'callingModel',
+          actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+        },
+        RETRY: { target: 'settling', actions: 'resetStepBudget' },
+      },
+    },
+  },
+});

@@ -1,0 +1,234 @@
+/**
+ * Resuming a paused run: `respond` and its shorthands (`answerQuestion`, `approve`, `reject`,
+ * `cancelQuestion`) and `expire`. Every response is validated against the pending interaction
+ * before anything changes; then the decisions go to the machine as one RESPOND event and the loop
+ * continues in the same call.
+ */
+import type { Agent } from './agent.js';
+import { AnswerError, type AnswerIssue, StateError } from './errors.js';
+import { beginTurn, continueTurn } from './loop.js';
+import type { Resolution, ResolvedRecord, StoredInteraction } from './machine.js';
+import { formatAnswersResult, formatDefaultedResult, normalizeAnswers } from './questions/index.js';
+import { toolErrorResult } from './results.js';
+import { emit, loadRun, notWaiting, now, pendingOf, resultOf, type Run, send, stateOf } from './run.js';
+import { parseToolInput } from './step.js';
+import type { Answers, InteractionResponse, TurnOptions, TurnResult } from './types.js';
+
+/** A response whose `id` may be left out when exactly one interaction is pending. */
+export type ResponseInput = InteractionResponse extends infer R
+  ? R extends InteractionResponse
+    ? Omit<R, 'id'> & { id?: string }
+    : never
+  : never;
+
+function findInteraction(run: Run, pending: StoredInteraction[], id: string | undefined): StoredInteraction {
+  if (id === undefined) {
+    if (pending.length === 1) return pending[0]!;
+    throw new StateError(
+      'AMBIGUOUS_INTERACTION',
+      `${pending.length} interactions are pending (${pending.map((item) => item.id).join(', ')}): say which one with \`id\`.`,
+    );
+  }
+  const found = pending.find((interaction) => interaction.id === id);
+  if (found) return found;
+  const earlier = run.state.context.resolved.some((record) => record.id === id);
+  throw new StateError(
+    'INTERACTION_NOT_FOUND',
+    earlier
+      ? `Interaction ${id} was already resolved; nothing changed. Pending now: ${pending.map((item) => item.id).join(', ') || 'none'}.`
+      : `No pending interaction has id ${JSON.stringify(id)}. Pending now: ${pending.map((item) => item.id).join(', ') || 'none'}.`,
+  );
+}
+
+/** The resolution of an interaction answered after its `expiresAt`: the answer is not used. */
+export function expiredResolution(interaction: StoredInteraction, at: string): Resolution {
+  const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  const deadline = interaction.expiresAt ?? at;
+  if (interaction.kind === 'approval') {
+    const result = toolErrorResult(
+      'approval_timeout',
+      `Nobody approved ${interaction.toolName} before ${deadline}, so it did not run. Ask again or choose another way.`,
+    );
+    return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'timed_out' }, result };
+  }
+  if (interaction.onExpire === 'recommended') {
+    const result = formatDefaultedResult(interaction.questions ?? [], deadline);
+    return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'defaulted' }, result };
+  }
+  const result = toolErrorResult(
+    'question_timeout',
+    `The user did not answer before ${deadline}. Make a reasonable assumption, say so, and go on.`,
+  );
+  return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'timed_out' }, result };
+}
+
+function wrongKind(interaction: StoredInteraction, type: string): StateError {
+  const hint = interaction.kind === 'question' ? 'answer it with answerQuestion' : 'decide it with approve or reject';
+  return new StateError('WRONG_KIND', `Interaction ${interaction.id} is a ${interaction.kind}; it cannot take '${type}': ${hint}.`);
+}
+
+function resolve(run: Run, interaction: StoredInteraction, response: ResponseInput, at: string): Resolution {
+  const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  const toolCallId = interaction.toolCallId;
+  switch (response.type) {
+    case 'answer': {
+      if (interaction.kind !== 'question') throw wrongKind(interaction, 'answer');
+      const questions = interaction.questions ?? [];
+      const answers = normalizeAnswers(questions, response.answers);
+      const record: ResolvedRecord = { ...base, resolution: 'answered', answers };
+      return { toolCallId, record, result: formatAnswersResult(questions, answers) };
+    }
+    case 'approve': {
+      if (interaction.kind !== 'approval') throw wrongKind(interaction, 'approve');
+      const rationale = response.rationale !== undefined ? { rationale: response.rationale } : {};
+      if (response.editedInput === undefined) {
+        return { toolCallId, record: { ...base, resolution: 'approved', ...rationale }, runInput: interaction.input };
+      }
+      const tool = run.agent.toolIndex.get(interaction.toolName);
+      const editedInput = JSON.stringify(response.editedInput) ?? 'null';
+      if (tool?.kind === 'function') {
+        const parsed = parseToolInput(tool, editedInput);
+        if (!parsed.ok) {
+          const message = (JSON.parse(parsed.result) as { message: string }).message;
+          const issues: AnswerIssue[] = message.split('\n').slice(1).map((line) => ({ path: ['editedInput'], message: line.replace(/^- /, '') }));
+          throw new AnswerError(issues.length > 0 ? issues : [{ path: ['editedInput'], message }], 'The edited input');
+        }
+      }
+      const record: ResolvedRecord = { ...base, resolution: 'approved', editedInput, ...rationale };
+      return { toolCallId, record, runInput: editedInput, edited: true };
+    }
+    case 'reject': {
+      if (interaction.kind !== 'approval') throw wrongKind(interaction, 'reject');
+      const result = toolErrorResult(
+        'rejected_by_user',
+        `The user rejected this call of ${interaction.toolName}; it did not run. Do not repeat it unchanged: take the rationale into account or ask the user.`,
+        { rationale: response.rationale ?? null },
+      );
+      const rationale = response.rationale !== undefined ? { rationale: response.rationale } : {};
+      return { toolCallId, record: { ...base, resolution: 'rejected', ...rationale }, result };
+    }
+    case 'cancel': {
+      const reason = response.reason ? ` Reason: ${response.reason}` : '';
+      const result =
+        interaction.kind === 'question'
+          ? toolErrorResult('question_cancelled', `The user dismissed the question without answering.${reason} Go on without it, or ask differently.`)
+          : toolErrorResult('approval_cancelled', `The approval of ${interaction.toolName} was cancelled, so it did not run.${reason}`);
+      const rationale = response.reason !== undefined ? { rationale: response.reason } : {};
+      return { toolCallId, record: { ...base, resolution: 'cancelled', ...rationale }, result };
+    }
+  }
+}
+
+/**
+ * Validates responses against the run's pending interactions and turns them into resolutions.
+ * Throws (and changes nothing) on the first response that does not fit.
+ */
+export function prepareResolutions(run: Run, responses: ResponseInput[]): Resolution[] {
+  if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'respond');
+  const pending = pendingOf(run.state.context);
+  const at = now(run);
+  const seen = new Set<string>();
+  return responses.map((response) => {
+    const interaction = findInteraction(run, pending, response.id);
+    if (seen.has(interaction.id)) {
+      throw new AnswerError([{ path: [interaction.id], message: 'responded to twice in one call' }], 'The response list');
+    }
+    seen.add(interaction.id);
+    if (interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt)) {
+      return expiredResolution(interaction, at.toISOString());
+    }
+    return resolve(run, interaction, response, at.toISOString());
+  });
+}
+
+/** Applies prepared resolutions to the machine, with their events. */
+export function applyResolutions(run: Run, resolutions: Resolution[]): void {
+  send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
+  for (const { record, result } of resolutions) {
+    emit(run, {
+      type: 'interaction_resolved',
+      interactionId: record.id,
+      toolCallId: record.toolCallId,
+      kind: record.kind,
+      resolution: record.resolution,
+      ...(record.rationale !== undefined ? { rationale: record.rationale } : {}),
+      result: result ?? '',
+    });
+  }
+}
+
+/**
+ * The generic resume: applies one or more responses to pending interactions and continues the
+ * run. Answering only some of them returns `needs_input` again with the rest.
+ */
+export async function respond(
+  agent: Agent,
+  snapshot: string,
+  responses: ResponseInput[],
+  options: TurnOptions = {},
+): Promise<TurnResult> {
+  const run = loadRun(agent, snapshot, options);
+  const resolutions = prepareResolutions(run, responses);
+  beginTurn(run, 'respond');
+  applyResolutions(run, resolutions);
+  return continueTurn(run);
+}
+
+/**
+ * Answers a pending question and continues the run.
+ *
+ * @example
+ * const r2 = await answerQuestion(agent, snapshot, { answers: { 'Cell line': 'K562-dTAG' } });
+ */
+export function answerQuestion(
+  agent: Agent,
+  snapshot: string,
+  answer: { id?: string; answers: Answers },
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ id: answer.id, type: 'answer', answers: answer.answers }], options);
+}
+
+/** Approves a pending tool call (optionally with an edited input) and continues: the tool runs once. */
+export function approve(
+  agent: Agent,
+  snapshot: string,
+  decision: { id?: string; rationale?: string; editedInput?: unknown } = {},
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ ...decision, type: 'approve' }], options);
+}
+
+/** Rejects a pending tool call: the model is told `rejected_by_user` with the rationale. */
+export function reject(
+  agent: Agent,
+  snapshot: string,
+  decision: { id?: string; rationale?: string } = {},
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ ...decision, type: 'reject' }], options);
+}
+
+/** Cancels a pending question or approval: the model is told `question_cancelled` / `approval_cancelled`. */
+export function cancelQuestion(
+  agent: Agent,
+  snapshot: string,
+  cancel: { id?: string; reason?: string } = {},
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ ...cancel, type: 'cancel' }], options);
+}
+
+/** Resolves every pending interaction whose `expiresAt` has passed (for a sweeper). Nothing expired: the run unchanged. */
+export async function expire(agent: Agent, snapshot: string, options: TurnOptions = {}): Promise<TurnResult> {
+  const run = loadRun(agent, snapshot, options);
+  if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'expire interactions');
+  const at = now(run);
+  const expired = pendingOf(run.state.context).filter(
+    (interaction) => interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt),
+  );
+  if (expired.length === 0) return resultOf(run, snapshot);
+  beginTurn(run, 'expire');
+  applyResolutions(run, expired.map((interaction) => expiredResolution(interaction, at.toISOString())));
+  return continueTurn(run);
+}

@@ -1,0 +1,286 @@
+/**
+ * The snapshot string (DESIGN §4): a versioned JSON envelope around the machine's state. The
+ * transcript is plain JSON, written once by `JSON.stringify`; only the application `context` goes
+ * through superjson. With a secret the exact bytes are HMAC-signed, and verified before parsing.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import SuperJSON, { type SuperJSONResult } from 'superjson';
+import { z } from 'zod';
+import { SnapshotError, TurnkitError } from './errors.js';
+import type { LoopContext, LoopStateName } from './machine.js';
+
+/** The only snapshot format version this release writes and reads. */
+export const SNAPSHOT_VERSION = 1;
+const FORMAT = 'turnkit.snapshot';
+
+/** A snapshot decoded for inspection (see {@link parseSnapshot}). */
+export interface DecodedSnapshot {
+  format: typeof FORMAT;
+  version: typeof SNAPSHOT_VERSION;
+  agent: string;
+  agentVersion: string;
+  runId: string;
+  /** Turns (calls of runTurn, answerQuestion…) so far. */
+  turn: number;
+  /** The last event sequence number used. */
+  seq: number;
+  createdAt: string;
+  /** The machine's persisted state: its state name and context (transcript, current step…). */
+  state: { value: LoopStateName; context: LoopContext };
+  /** The application context, serialized by superjson; null when there is none. */
+  context: SuperJSONResult | null;
+  /** Set by sessions while a worker holds the run. */
+  lease?: { owner: string; expiresAt: string };
+}
+
+const SIGNATURE_TAIL = /,"sig":"([0-9a-f]{64})"\}$/;
+
+function hmac(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text).digest('hex');
+}
+
+/** Serializes a decoded snapshot to its string form, signed when `secret` is given. */
+export function encodeSnapshot(decoded: DecodedSnapshot, secret?: string): string {
+  const text = JSON.stringify(decoded);
+  if (!secret) return text;
+  return `${text.slice(0, -1)},"sig":"${hmac(secret, text)}"}`;
+}
+
+function verifySignature(snapshot: string, secret: string): string {
+  const match = SIGNATURE_TAIL.exec(snapshot);
+  if (!match) {
+    throw new SnapshotError(
+      'SNAPSHOT_TAMPERED',
+      'The snapshot is not signed, but this agent requires signed snapshots: pass the snapshot string exactly as TurnKit returned it.',
+    );
+  }
+  const unsigned = `${snapshot.slice(0, match.index)}}`;
+  const expected = Buffer.from(hmac(secret, unsigned), 'hex');
+  if (!timingSafeEqual(expected, Buffer.from(match[1]!, 'hex'))) {
+    throw new SnapshotError(
+      'SNAPSHOT_TAMPERED',
+      'The snapshot signature does not match: it was edited, or signed with another secret. Use the snapshot exactly as TurnKit returned it, with the same `snapshot.secret`.',
+    );
+  }
+  return unsigned;
+}
+
+const stateNames = [
+  'idle',
+  'callingModel',
+  'executingTools',
+  'settling',
+  'waitingInput',
+  'completed',
+  'failed',
+  'maxSteps',
+  'aborted',
+] as const;
+
+const interactionSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['question', 'approval']),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  agentPath: z.array(z.string()),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  schemaHash: z.string(),
+  questions: z.array(z.any()).optional(),
+  onExpire: z.enum(['timeout', 'recommended']).optional(),
+  input: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+const stepCallSchema = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  status: z.enum(['queued', 'approved', 'pending', 'done']),
+  result: z.string().optional(),
+  interaction: interactionSchema.optional(),
+  approvedInput: z.string().optional(),
+  edited: z.boolean().optional(),
+});
+
+const envelopeSchema = z.object({
+  agent: z.string(),
+  agentVersion: z.string(),
+  runId: z.string().min(1),
+  turn: z.number().int().nonnegative(),
+  seq: z.number().int().nonnegative(),
+  createdAt: z.string(),
+  context: z.object({ json: z.unknown(), meta: z.any().optional() }).nullable(),
+  lease: z.object({ owner: z.string(), expiresAt: z.string() }).optional(),
+  state: z.object({
+    value: z.enum(stateNames),
+    context: z.object({
+      messages: z.array(z.unknown()),
+      step: z.array(stepCallSchema).nullable(),
+      resolved: z.array(z.object({ id: z.string(), toolCallId: z.string() }).loose()),
+      interactionCount: z.number().int().nonnegative(),
+      modelCalls: z.number().int().nonnegative(),
+      maxSteps: z.number().int().positive(),
+      output: z.string().nullable(),
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    }),
+  }),
+});
+
+/**
+ * Checks the transcript cheaply, message by message, instead of running a schema over the
+ * largest part of the snapshot: the role and the types the loop relies on.
+ */
+function checkMessages(messages: unknown[]): string | null {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Record<string, unknown> | null;
+    if (typeof message !== 'object' || message === null) return `state.context.messages[${index}] is not an object`;
+    const { role, content } = message;
+    if (role === 'user' || role === 'system') {
+      if (typeof content !== 'string') return `state.context.messages[${index}].content is not a string`;
+    } else if (role === 'tool') {
+      if (typeof content !== 'string' || typeof message.tool_call_id !== 'string') {
+        return `state.context.messages[${index}] is not a valid tool message`;
+      }
+    } else if (role === 'assistant') {
+      if (content !== null && typeof content !== 'string') return `state.context.messages[${index}].content is invalid`;
+      const calls = message.tool_calls;
+      if (calls !== undefined && !Array.isArray(calls)) return `state.context.messages[${index}].tool_calls is invalid`;
+      for (const call of (calls as Array<Record<string, unknown>> | undefined) ?? []) {
+        const fn = call?.function as Record<string, unknown> | undefined;
+        if (typeof call?.id !== 'string' || typeof fn?.name !== 'string' || typeof fn.arguments !== 'string') {
+          return `state.context.messages[${index}].tool_calls holds an invalid call`;
+        }
+      }
+    } else {
+      return `state.context.messages[${index}].role is not a chat role`;
+    }
+  }
+  return null;
+}
+
+function invalid(detail: string, cause?: unknown): SnapshotError {
+  return new SnapshotError(
+    'SNAPSHOT_INVALID',
+    `This is not a readable TurnKit snapshot (${detail}). Pass the \`snapshot\` string of a TurnResult, unchanged.`,
+    { cause },
+  );
+}
+
+/** Signature and format/version checks; returns the parsed, not yet shape-checked envelope. */
+export function readEnvelope(snapshot: unknown, secret?: string): Record<string, unknown> {
+  if (typeof snapshot !== 'string') throw invalid(`expected a string, got ${typeof snapshot}`);
+  const text = secret ? verifySignature(snapshot, secret) : snapshot;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw invalid('not JSON', error);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalid('not a JSON object');
+  const envelope = parsed as Record<string, unknown>;
+  if (envelope.format !== FORMAT) throw invalid(`format is ${JSON.stringify(envelope.format)}`);
+  if (envelope.version !== SNAPSHOT_VERSION) {
+    throw new SnapshotError(
+      'SNAPSHOT_VERSION',
+      `Snapshot format version ${JSON.stringify(envelope.version)} is not supported: this TurnKit reads version ${SNAPSHOT_VERSION}. Resume it with the TurnKit release that wrote it, or upgrade.`,
+    );
+  }
+  delete envelope.sig;
+  return envelope;
+}
+
+/** Shape check of an envelope (after signature, format and any migration). */
+export function checkShape(envelope: unknown): DecodedSnapshot {
+  const result = envelopeSchema.safeParse(envelope);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw invalid(`${issue.path.join('.') || 'envelope'}: ${issue.message}`);
+  }
+  const problem = checkMessages(result.data.state.context.messages);
+  if (problem) throw invalid(problem);
+  const decoded = envelope as DecodedSnapshot;
+  // zod returned clean copies of the small parts; keep them, and the checked transcript as parsed.
+  return {
+    ...decoded,
+    ...result.data,
+    format: FORMAT,
+    version: SNAPSHOT_VERSION,
+    state: {
+      value: result.data.state.value,
+      context: { ...(result.data.state.context as unknown as LoopContext), messages: decoded.state.context.messages },
+    },
+  } as DecodedSnapshot;
+}
+
+/**
+ * Validates a snapshot string and returns it decoded, for inspection (status, transcript, pending
+ * interactions). With `secret`, the signature is checked first.
+ */
+export function parseSnapshot(snapshot: string, options: { secret?: string } = {}): DecodedSnapshot {
+  return checkShape(readEnvelope(snapshot, options.secret));
+}
+
+const BUILT_IN = [Date, RegExp, Map, Set, Error, URL] as const;
+
+/**
+ * Throws `CONTEXT_UNSERIALIZABLE` unless `value` survives a superjson round trip: superjson
+ * silently drops functions and turns unregistered class instances into plain objects.
+ */
+export function assertSerializable(value: unknown, serializer: SuperJSON | undefined, path = 'context'): void {
+  const fail = (what: string) => {
+    throw new TurnkitError(
+      'CONTEXT_UNSERIALIZABLE',
+      `${path} holds ${what}, which a snapshot cannot keep. Keep only data in the run context (objects, arrays, Dates, Maps, Sets, bigints…), or register the class with superjson.`,
+    );
+  };
+  const seen = new Set<object>();
+  const visit = (current: unknown, at: string): void => {
+    path = at;
+    if (typeof current === 'function') fail('a function');
+    if (typeof current === 'symbol') fail('a symbol');
+    if (typeof current !== 'object' || current === null || seen.has(current)) return;
+    seen.add(current);
+    if (Array.isArray(current)) {
+      current.forEach((item, index) => visit(item, `${at}[${index}]`));
+      return;
+    }
+    if (current instanceof Map) {
+      for (const [key, item] of current) {
+        visit(key, `${at}<key>`);
+        visit(item, `${at}.get(${String(key)})`);
+      }
+      return;
+    }
+    if (current instanceof Set) {
+      for (const item of current) visit(item, `${at}<item>`);
+      return;
+    }
+    if (BUILT_IN.some((type) => current instanceof type)) return;
+    const prototype = Object.getPrototypeOf(current);
+    if (prototype !== Object.prototype && prototype !== null) {
+      const registry = serializer ?? (SuperJSON as unknown as { defaultInstance: SuperJSON }).defaultInstance;
+      if (registry.classRegistry.getIdentifier(prototype.constructor) !== undefined) return;
+      if (registry.customTransformerRegistry.findApplicable(current)) return;
+      fail(`an instance of ${prototype.constructor?.name ?? 'an unknown class'} that superjson does not know`);
+    }
+    for (const key of Object.keys(current)) visit((current as Record<string, unknown>)[key], `${at}.${key}`);
+  };
+  visit(value, path);
+}
+
+/** Serializes the application context with superjson (null for none). */
+export function serializeContext(value: unknown, serializer: SuperJSON | undefined): SuperJSONResult | null {
+  if (value === undefined) return null;
+  assertSerializable(value, serializer);
+  return serializer ? serializer.serialize(value as never) : SuperJSON.serialize(value as never);
+}
+
+/** Restores the application context. */
+export function deserializeContext(value: SuperJSONResult | null, serializer: SuperJSON | undefined): unknown {
+  if (value === null) return undefined;
+  try {
+    return serializer ? serializer.deserialize(value) : SuperJSON.deserialize(value);
+  } catch (error) {
+    throw invalid('its context cannot be deserialized', error);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * `scriptedModel`: a deterministic, offline model for tests and demos. It is stateless: the step it
+ * plays is the number of assistant messages already in the request, so a run paused in one process
+ * and resumed in another goes on with the right step.
+ */
+import { ModelError } from '../errors.js';
+import type { AssistantMessage, ModelAdapter, ModelRequest, ModelUsage, ToolCall } from '../types.js';
+
+/** One scripted tool call: `arguments` is an object (sent as JSON) or a raw string sent as is. */
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** One step of the script: the assistant's text, text and/or tool calls, or a function of the request. */
+export type ScriptedStep =
+  | string
+  | { text?: string; toolCalls?: ScriptedToolCall[]; usage?: ModelUsage }
+  | ((request: ModelRequest) => ScriptedStep | Promise<ScriptedStep>);
+
+/** Options of {@link scriptedModel}. */
+export interface ScriptedModelOptions {
+  name?: string;
+  /** Waits this long before answering (honouring the abort signal), to test aborts and spinners. */
+  delayMs?: number;
+}
+
+function abortError(): Error {
+  const error = new Error('The model call was aborted.');
+  error.name = 'AbortError';
+  return error;
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(abortError());
+      },
+      { once: true },
+    );
+  });
+}
+
+/**
+ * A model that plays `steps` in order, one per model call.
+ *
+ * @example
+ * const model = scriptedModel([
+ *   { toolCalls: [{ name: 'AskUserQuestion', arguments: { questions: [...] } }] },
+ *   (request) => `You chose ${request.messages.at(-1)?.content}`,
+ * ]);
+ */
+export function scriptedModel(steps: ScriptedStep[], options: ScriptedModelOptions = {}): ModelAdapter {
+  return {
+    name: options.name ?? 'scripted',
+    async generate(request) {
+      const index = request.messages.filter((message) => message.role === 'assistant').length;
+      if (options.delayMs) await wait(options.delayMs, request.signal);
+      if (request.signal?.aborted) throw abortError();
+      let step = steps[index];
+      if (step === undefined) {
+        throw new ModelError(
+          `The scripted model has no step ${index + 1} (the script has ${steps.length}). Add a step for this point of the conversation.`,
+        );
+      }
+      while (typeof step === 'function') step = await step(request);
+      const { text, toolCalls, usage } = typeof step === 'string' ? { text: step, toolCalls: undefined, usage: undefined } : step;
+      if (text && request.onDelta) {
+        for (const piece of text.match(/\S+\s*|\s+/g) ?? []) request.onDelta(piece);
+      }
+      const message: AssistantMessage = { role: 'assistant', content: text ?? null };
+      if (toolCalls && toolCalls.length > 0) {
+        message.tool_calls = toolCalls.map(
+          (call, position): ToolCall => ({
+            id: call.id ?? `call_${index}_${position}`,
+            type: 'function',
+            function: {
+              name: call.name,
+              arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+            },
+          }),
+        );
+      }
+      return { message, usage: usage ?? { inputTokens: 0, outputTokens: 0 } };
+    },
+  };
+}
