@@ -6,7 +6,21 @@
 import type { Agent } from './agent.js';
 import { ModelError, StateError, TurnkitError } from './errors.js';
 import { SUPERSEDED_RESULT } from './machine.js';
-import { loadRun, newRun, newRunId, notWaiting, encodeRun, emit, now, pendingOf, resultOf, type Run, send, stateOf, toPending } from './run.js';
+import {
+  emit,
+  encodeRun,
+  loadRun,
+  newRun,
+  newRunId,
+  notWaiting,
+  now,
+  pendingOf,
+  type Run,
+  resultOf,
+  send,
+  stateOf,
+  toPending,
+} from './run.js';
 import { assertSerializable } from './snapshot.js';
 import { runStep } from './step.js';
 import type { AssistantMessage, ChatMessage, ToolCall, TurnOptions, TurnResult } from './types.js';
@@ -88,13 +102,16 @@ async function callModel(run: Run): Promise<void> {
     const failure =
       error instanceof ModelError || TurnkitError.isInstance(error)
         ? error
-        : new ModelError(`The model call failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        : new ModelError(`The model call failed: ${error instanceof Error ? error.message : String(error)}`, {
+            cause: error,
+          });
     return send(run, { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message: failure.message } });
   }
   run.usage.modelCalls++;
   if (options.signal?.aborted) return send(run, { type: 'ABORT' });
   if (typeof response?.message !== 'object' || response.message === null) {
-    const message = 'The model returned no assistant message. Retry the turn; if it persists, check the model adapter.';
+    const message =
+      'The model returned no assistant message. Retry the turn; if it persists, check the model adapter.';
     return send(run, { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message } });
   }
   run.usage.inputTokens += response.usage?.inputTokens ?? 0;
@@ -112,7 +129,8 @@ async function executeStep(run: Run): Promise<void> {
   const outcomes = await runStep(run);
   send(run, { type: 'TOOLS_SETTLED', outcomes });
   for (const outcome of outcomes) {
-    if ('interaction' in outcome) emit(run, { type: 'interaction_requested', interaction: toPending(outcome.interaction) });
+    if ('interaction' in outcome)
+      emit(run, { type: 'interaction_requested', interaction: toPending(outcome.interaction) });
   }
   if (run.options.signal?.aborted && stateOf(run) === 'executingTools') send(run, { type: 'ABORT' });
 }
@@ -175,11 +193,18 @@ export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
  * const r1 = await runTurn(agent, { input: 'Thaw one K562 vial' });
  * if (r1.needsInput) save(r1.snapshot);
  */
-export async function runTurn(agent: Agent, request: RunTurnRequest, options: TurnOptions = {}): Promise<TurnResult> {
+export async function runTurn(
+  agent: Agent,
+  request: RunTurnRequest,
+  options: TurnOptions = {},
+): Promise<TurnResult> {
   if (request.context !== undefined) assertSerializable(request.context, agent.serializer);
   if (request.snapshot === undefined) {
     if (request.input === undefined) {
-      throw new TurnkitError('CONFIG_INVALID', 'runTurn needs an `input` to start a run, or a `snapshot` to continue one.');
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        'runTurn needs an `input` to start a run, or a `snapshot` to continue one.',
+      );
     }
     const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
     const messages = toMessages(request.input);
@@ -209,6 +234,9 @@ export async function runTurn(agent: Agent, request: RunTurnRequest, options: Tu
       return continueTurn(run);
     default:
       if (stateOf(run) === 'completed') throw notWaiting(run, 'continue the run without a new message');
-      throw new StateError('NOT_WAITING', 'The snapshot holds a run that never started: start it with an `input`.');
+      throw new StateError(
+        'NOT_WAITING',
+        'The snapshot holds a run that never started: start it with an `input`.',
+      );
   }
 }

@@ -74,7 +74,9 @@ export interface LoopContext {
 }
 
 /** What a tool call came to when the step ran: a result, or an interaction to wait for. */
-export type StepOutcome = { toolCallId: string; result: string } | { toolCallId: string; interaction: StoredInteraction };
+export type StepOutcome =
+  | { toolCallId: string; result: string }
+  | { toolCallId: string; interaction: StoredInteraction };
 
 /** A human's decision on one pending call, prepared (validated and formatted) by the interpreter. */
 export interface Resolution {
@@ -137,14 +139,17 @@ function withResolution(call: StepCall, resolution: Resolution): StepCall {
 export const agentMachine = setup({
   types: { context: {} as LoopContext, events: {} as LoopEvent },
   guards: {
-    hasToolCalls: ({ event }) => event.type === 'MODEL_RESPONDED' && (event.message.tool_calls?.length ?? 0) > 0,
+    hasToolCalls: ({ event }) =>
+      event.type === 'MODEL_RESPONDED' && (event.message.tool_calls?.length ?? 0) > 0,
     stepBudgetExhausted: ({ context }) => context.modelCalls >= context.maxSteps,
     hasRunnableCalls: ({ context }) =>
       context.step?.some((call) => call.status === 'queued' || call.status === 'approved') ?? false,
     hasPendingInteractions: ({ context }) => context.step?.some((call) => call.status === 'pending') ?? false,
   },
   actions: {
-    resetStepBudget: assign(({ event }) => ('maxSteps' in event ? { modelCalls: 0, maxSteps: event.maxSteps } : {})),
+    resetStepBudget: assign(({ event }) =>
+      'maxSteps' in event ? { modelCalls: 0, maxSteps: event.maxSteps } : {},
+    ),
     clearError: assign({ error: null, output: null }),
     appendMessages: assign({
       messages: ({ context, event }) =>
@@ -205,7 +210,12 @@ export const agentMachine = setup({
           const { id, kind } = call.interaction;
           records.push({ id, kind, toolCallId: call.toolCallId, resolution: 'superseded', at: event.at });
         }
-        return { toolCallId: call.toolCallId, toolName: call.toolName, status: 'done', result: SUPERSEDED_RESULT };
+        return {
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          status: 'done',
+          result: SUPERSEDED_RESULT,
+        };
       });
       return { step, resolved: context.resolved.concat(records) };
     }),
@@ -238,7 +248,11 @@ export const agentMachine = setup({
       always: { guard: 'stepBudgetExhausted', target: 'maxSteps' },
       on: {
         MODEL_RESPONDED: [
-          { guard: 'hasToolCalls', target: 'executingTools', actions: ['appendAssistantMessage', 'startStep'] },
+          {
+            guard: 'hasToolCalls',
+            target: 'executingTools',
+            actions: ['appendAssistantMessage', 'startStep'],
+          },
           { target: 'completed', actions: ['appendAssistantMessage', 'recordOutput'] },
         ],
         MODEL_FAILED: { target: 'failed', actions: 'recordError' },

@@ -10,8 +10,8 @@ import { beginTurn, continueTurn } from './loop.js';
 import type { Resolution, ResolvedRecord, StoredInteraction } from './machine.js';
 import { formatAnswersResult, formatDefaultedResult, normalizeAnswers } from './questions/index.js';
 import { toolErrorResult } from './results.js';
-import { emit, loadRun, notWaiting, now, pendingOf, resultOf, type Run, send, stateOf } from './run.js';
-import { parseToolInput } from './step.js';
+import { emit, loadRun, notWaiting, now, pendingOf, type Run, resultOf, send, stateOf } from './run.js';
+import { checkToolInput } from './step.js';
 import type { Answers, InteractionResponse, TurnOptions, TurnResult } from './types.js';
 
 /** A response whose `id` may be left out when exactly one interaction is pending. */
@@ -62,9 +62,15 @@ export function expiredResolution(interaction: StoredInteraction, at: string): R
   return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'timed_out' }, result };
 }
 
+const pathPart = (part: PropertyKey): string | number => (typeof part === 'number' ? part : String(part));
+
 function wrongKind(interaction: StoredInteraction, type: string): StateError {
-  const hint = interaction.kind === 'question' ? 'answer it with answerQuestion' : 'decide it with approve or reject';
-  return new StateError('WRONG_KIND', `Interaction ${interaction.id} is a ${interaction.kind}; it cannot take '${type}': ${hint}.`);
+  const hint =
+    interaction.kind === 'question' ? 'answer it with answerQuestion' : 'decide it with approve or reject';
+  return new StateError(
+    'WRONG_KIND',
+    `Interaction ${interaction.id} is a ${interaction.kind}; it cannot take '${type}': ${hint}.`,
+  );
 }
 
 function resolve(run: Run, interaction: StoredInteraction, response: ResponseInput, at: string): Resolution {
@@ -82,18 +88,26 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'approve');
       const rationale = response.rationale !== undefined ? { rationale: response.rationale } : {};
       if (response.editedInput === undefined) {
-        return { toolCallId, record: { ...base, resolution: 'approved', ...rationale }, runInput: interaction.input };
+        return {
+          toolCallId,
+          record: { ...base, resolution: 'approved', ...rationale },
+          runInput: interaction.input,
+        };
       }
       const tool = run.agent.toolIndex.get(interaction.toolName);
-      const editedInput = JSON.stringify(response.editedInput) ?? 'null';
       if (tool?.kind === 'function') {
-        const parsed = parseToolInput(tool, editedInput);
-        if (!parsed.ok) {
-          const message = (JSON.parse(parsed.result) as { message: string }).message;
-          const issues: AnswerIssue[] = message.split('\n').slice(1).map((line) => ({ path: ['editedInput'], message: line.replace(/^- /, '') }));
-          throw new AnswerError(issues.length > 0 ? issues : [{ path: ['editedInput'], message }], 'The edited input');
+        const checked = checkToolInput(tool, response.editedInput);
+        if (!checked.ok) {
+          const issues = checked.error.issues.map(
+            (issue): AnswerIssue => ({
+              path: ['editedInput', ...issue.path.map(pathPart)],
+              message: issue.message,
+            }),
+          );
+          throw new AnswerError(issues, 'The edited input');
         }
       }
+      const editedInput = JSON.stringify(response.editedInput);
       const record: ResolvedRecord = { ...base, resolution: 'approved', editedInput, ...rationale };
       return { toolCallId, record, runInput: editedInput, edited: true };
     }
@@ -111,8 +125,14 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
       const reason = response.reason ? ` Reason: ${response.reason}` : '';
       const result =
         interaction.kind === 'question'
-          ? toolErrorResult('question_cancelled', `The user dismissed the question without answering.${reason} Go on without it, or ask differently.`)
-          : toolErrorResult('approval_cancelled', `The approval of ${interaction.toolName} was cancelled, so it did not run.${reason}`);
+          ? toolErrorResult(
+              'question_cancelled',
+              `The user dismissed the question without answering.${reason} Go on without it, or ask differently.`,
+            )
+          : toolErrorResult(
+              'approval_cancelled',
+              `The approval of ${interaction.toolName} was cancelled, so it did not run.${reason}`,
+            );
       const rationale = response.reason !== undefined ? { rationale: response.reason } : {};
       return { toolCallId, record: { ...base, resolution: 'cancelled', ...rationale }, result };
     }
@@ -131,7 +151,10 @@ export function prepareResolutions(run: Run, responses: ResponseInput[]): Resolu
   return responses.map((response) => {
     const interaction = findInteraction(run, pending, response.id);
     if (seen.has(interaction.id)) {
-      throw new AnswerError([{ path: [interaction.id], message: 'responded to twice in one call' }], 'The response list');
+      throw new AnswerError(
+        [{ path: [interaction.id], message: 'responded to twice in one call' }],
+        'The response list',
+      );
     }
     seen.add(interaction.id);
     if (interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt)) {
@@ -229,6 +252,9 @@ export async function expire(agent: Agent, snapshot: string, options: TurnOption
   );
   if (expired.length === 0) return resultOf(run, snapshot);
   beginTurn(run, 'expire');
-  applyResolutions(run, expired.map((interaction) => expiredResolution(interaction, at.toISOString())));
+  applyResolutions(
+    run,
+    expired.map((interaction) => expiredResolution(interaction, at.toISOString())),
+  );
   return continueTurn(run);
 }

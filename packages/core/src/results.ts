@@ -20,7 +20,11 @@ export type ToolErrorCode =
   | 'user_input_unavailable';
 
 /** The JSON text of an error result. `extra` fields (e.g. `rationale`) follow `message`. */
-export function toolErrorResult(code: ToolErrorCode, message: string, extra?: Record<string, unknown>): string {
+export function toolErrorResult(
+  code: ToolErrorCode,
+  message: string,
+  extra?: Record<string, unknown>,
+): string {
   return JSON.stringify({ ok: false, error_code: code, message, ...extra });
 }
 

@@ -7,17 +7,30 @@ import { randomBytes } from 'node:crypto';
 import { type SnapshotFrom, transition } from 'xstate';
 import type { Agent } from './agent.js';
 import { SnapshotError, StateError } from './errors.js';
-import { type LoopContext, type LoopEvent, type LoopStateName, type StoredInteraction, agentMachine } from './machine.js';
 import {
-  type DecodedSnapshot,
+  agentMachine,
+  type LoopContext,
+  type LoopEvent,
+  type LoopStateName,
+  type StoredInteraction,
+} from './machine.js';
+import {
   checkShape,
+  type DecodedSnapshot,
   deserializeContext,
   encodeSnapshot,
   readEnvelope,
   SNAPSHOT_VERSION,
   serializeContext,
 } from './snapshot.js';
-import type { AgentEvent, PendingInteraction, TurnOptions, TurnResult, TurnStatus, TurnUsage } from './types.js';
+import type {
+  AgentEvent,
+  PendingInteraction,
+  TurnOptions,
+  TurnResult,
+  TurnStatus,
+  TurnUsage,
+} from './types.js';
 
 type MachineState = SnapshotFrom<typeof agentMachine>;
 
@@ -218,7 +231,11 @@ export function encodeRun(run: Run, lease?: { owner: string; expiresAt: string }
 }
 
 /** The TurnResult of a run and its snapshot string. `status` overrides (sessions report `running`). */
-export function resultOf(run: Run, snapshot: string, status: TurnStatus = statusOf(stateOf(run))): TurnResult {
+export function resultOf(
+  run: Run,
+  snapshot: string,
+  status: TurnStatus = statusOf(stateOf(run)),
+): TurnResult {
   const context = run.state.context;
   const pending = status === 'needs_input' ? pendingOf(context).map(toPending) : [];
   return {
@@ -245,5 +262,8 @@ export function notWaiting(run: Run, action: string): StateError {
       : status === 'running'
         ? 'The run is being worked on: load its latest snapshot and try again.'
         : 'Call runTurn(agent, { snapshot }) to retry it, or send a new user message.';
-  return new StateError('NOT_WAITING', `Cannot ${action}: the run is not waiting for input (status ${status}). ${advice}`);
+  return new StateError(
+    'NOT_WAITING',
+    `Cannot ${action}: the run is not waiting for input (status ${status}). ${advice}`,
+  );
 }

@@ -10,7 +10,18 @@ import { beginTurn, continueTurn, sendUserMessage } from './loop.js';
 import type { ResolvedRecord } from './machine.js';
 import { normalizeAnswers, sameAnswers } from './questions/index.js';
 import { applyResolutions, prepareResolutions, type ResponseInput } from './respond.js';
-import { encodeRun, loadRun, newRun, newRunId, now, pendingOf, resultOf, type Run, send, stateOf } from './run.js';
+import {
+  encodeRun,
+  loadRun,
+  newRun,
+  newRunId,
+  now,
+  pendingOf,
+  type Run,
+  resultOf,
+  send,
+  stateOf,
+} from './run.js';
 import { assertSerializable } from './snapshot.js';
 import type { SnapshotStore } from './stores.js';
 import type { ChatMessage, TurnOptions, TurnResult } from './types.js';
@@ -21,16 +32,35 @@ export interface SessionResult extends TurnResult {
 }
 
 /** What {@link Sessions.start} takes. */
-export type SessionStart = string | ChatMessage[] | { input: string | ChatMessage[]; context?: unknown; runId?: string };
+export type SessionStart =
+  | string
+  | ChatMessage[]
+  | { input: string | ChatMessage[]; context?: unknown; runId?: string };
 
 /** Runs kept in a store; see {@link createSessions}. */
 export interface Sessions {
   /** Starts a run and plays its first turn. */
   start(input: SessionStart, options?: TurnOptions): Promise<SessionResult>;
-  answer(runId: string, answer: Omit<Extract<ResponseInput, { type: 'answer' }>, 'type'>, options?: TurnOptions): Promise<SessionResult>;
-  approve(runId: string, decision?: { id?: string; rationale?: string; editedInput?: unknown }, options?: TurnOptions): Promise<SessionResult>;
-  reject(runId: string, decision?: { id?: string; rationale?: string }, options?: TurnOptions): Promise<SessionResult>;
-  cancel(runId: string, cancel?: { id?: string; reason?: string }, options?: TurnOptions): Promise<SessionResult>;
+  answer(
+    runId: string,
+    answer: Omit<Extract<ResponseInput, { type: 'answer' }>, 'type'>,
+    options?: TurnOptions,
+  ): Promise<SessionResult>;
+  approve(
+    runId: string,
+    decision?: { id?: string; rationale?: string; editedInput?: unknown },
+    options?: TurnOptions,
+  ): Promise<SessionResult>;
+  reject(
+    runId: string,
+    decision?: { id?: string; rationale?: string },
+    options?: TurnOptions,
+  ): Promise<SessionResult>;
+  cancel(
+    runId: string,
+    cancel?: { id?: string; reason?: string },
+    options?: TurnOptions,
+  ): Promise<SessionResult>;
   /** The generic form: several responses at once. */
   respond(runId: string, responses: ResponseInput[], options?: TurnOptions): Promise<SessionResult>;
   /** Sends the next user message (superseding whatever is pending). */
@@ -65,7 +95,11 @@ export function createSessions(config: SessionsConfig): Sessions {
 
   async function load(runId: string, options: TurnOptions): Promise<Loaded> {
     const row = await store.get(runId);
-    if (!row) throw new StateError('RUN_NOT_FOUND', `No run with id ${JSON.stringify(runId)} is stored: start one with sessions.start().`);
+    if (!row)
+      throw new StateError(
+        'RUN_NOT_FOUND',
+        `No run with id ${JSON.stringify(runId)} is stored: start one with sessions.start().`,
+      );
     const run = loadRun(agent, row.snapshot, options);
     const leased = run.lease !== undefined && Date.parse(run.lease.expiresAt) > now(run).getTime();
     return { run, snapshot: row.snapshot, version: row.version, leased };
@@ -85,7 +119,10 @@ export function createSessions(config: SessionsConfig): Sessions {
       .map((interaction) => interaction.expiresAt)
       .filter((value): value is string => value !== null)
       .sort()[0];
-    const written = await store.put(run.runId, result.snapshot, { expectedVersion: claim.version, expiresAt: expiresAt ?? null });
+    const written = await store.put(run.runId, result.snapshot, {
+      expectedVersion: claim.version,
+      expiresAt: expiresAt ?? null,
+    });
     return { ...result, version: written.version };
   }
 
@@ -119,7 +156,11 @@ export function createSessions(config: SessionsConfig): Sessions {
         }
       }
       case 'approve':
-        return record.resolution === 'approved' && record.editedInput === (response.editedInput === undefined ? undefined : JSON.stringify(response.editedInput));
+        return (
+          record.resolution === 'approved' &&
+          record.editedInput ===
+            (response.editedInput === undefined ? undefined : JSON.stringify(response.editedInput))
+        );
       case 'reject':
         return record.resolution === 'rejected';
       case 'cancel':
@@ -132,7 +173,8 @@ export function createSessions(config: SessionsConfig): Sessions {
     const messages = run.state.context.messages;
     for (let index = messages.length - 1; index >= 0; index--) {
       const message = messages[index]!;
-      const call = message.role === 'assistant' ? message.tool_calls?.find((item) => item.id === toolCallId) : undefined;
+      const call =
+        message.role === 'assistant' ? message.tool_calls?.find((item) => item.id === toolCallId) : undefined;
       if (!call) continue;
       const tool = agent.toolIndex.get(call.function.name);
       if (tool?.kind !== 'question') return [];
@@ -142,18 +184,24 @@ export function createSessions(config: SessionsConfig): Sessions {
     return [];
   }
 
-  async function respond(runId: string, responses: ResponseInput[], options: TurnOptions = {}): Promise<SessionResult> {
+  async function respond(
+    runId: string,
+    responses: ResponseInput[],
+    options: TurnOptions = {},
+  ): Promise<SessionResult> {
     const loaded = await load(runId, options);
-    const repeats = responses.map((response) => repeatOf(loaded.run, response));
-    if (repeats.length > 0 && repeats.every((repeat) => repeat === 'same')) return current(loaded);
-    if (repeats.includes('different')) {
-      throw new ConflictError(`Run ${runId}: an interaction in this request was already resolved with a different decision; load the run to see its state.`);
-    }
-    if (loaded.leased) throw busy(runId);
-    if (loaded.run.lease) {
+    if (loaded.run.lease && !loaded.leased) {
       await recover(loaded);
       return respond(runId, responses, options);
     }
+    const repeats = responses.map((response) => repeatOf(loaded.run, response));
+    if (repeats.length > 0 && repeats.every((repeat) => repeat === 'same')) return current(loaded);
+    if (repeats.includes('different')) {
+      throw new ConflictError(
+        `Run ${runId}: an interaction in this request was already resolved with a different decision; load the run to see its state.`,
+      );
+    }
+    if (loaded.leased) throw busy(runId);
     const resolutions = prepareResolutions(loaded.run, responses);
     beginTurn(loaded.run, 'respond');
     applyResolutions(loaded.run, resolutions);
@@ -169,7 +217,9 @@ export function createSessions(config: SessionsConfig): Sessions {
   }
 
   function busy(runId: string): ConflictError {
-    return new ConflictError(`Run ${runId} is being worked on by another request. Wait for it and load the run again.`);
+    return new ConflictError(
+      `Run ${runId} is being worked on by another request. Wait for it and load the run again.`,
+    );
   }
 
   return {
@@ -177,7 +227,8 @@ export function createSessions(config: SessionsConfig): Sessions {
       const request = typeof start === 'string' || Array.isArray(start) ? { input: start } : start;
       if (request.context !== undefined) assertSerializable(request.context, agent.serializer);
       const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
-      const messages: ChatMessage[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+      const messages: ChatMessage[] =
+        typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
       beginTurn(run, 'input');
       send(run, { type: 'START', messages, maxSteps: agent.maxSteps });
       return claimAndRun(run, null);
@@ -204,7 +255,10 @@ export function createSessions(config: SessionsConfig): Sessions {
       if (loaded.run.lease) return recover(loaded);
       const state = stateOf(loaded.run);
       if (state !== 'failed' && state !== 'aborted' && state !== 'maxSteps') {
-        throw new StateError('NOT_WAITING', `Run ${runId} has nothing to retry (it is ${resultOf(loaded.run, '').status}).`);
+        throw new StateError(
+          'NOT_WAITING',
+          `Run ${runId} has nothing to retry (it is ${resultOf(loaded.run, '').status}).`,
+        );
       }
       beginTurn(loaded.run, 'retry');
       send(loaded.run, { type: 'RETRY', maxSteps: agent.maxSteps });
@@ -215,4 +269,3 @@ export function createSessions(config: SessionsConfig): Sessions {
     },
   };
 }
-

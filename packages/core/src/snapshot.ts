@@ -133,7 +133,8 @@ const envelopeSchema = z.object({
 function checkMessages(messages: unknown[]): string | null {
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Record<string, unknown> | null;
-    if (typeof message !== 'object' || message === null) return `state.context.messages[${index}] is not an object`;
+    if (typeof message !== 'object' || message === null)
+      return `state.context.messages[${index}] is not an object`;
     const { role, content } = message;
     if (role === 'user' || role === 'system') {
       if (typeof content !== 'string') return `state.context.messages[${index}].content is not a string`;
@@ -142,12 +143,18 @@ function checkMessages(messages: unknown[]): string | null {
         return `state.context.messages[${index}] is not a valid tool message`;
       }
     } else if (role === 'assistant') {
-      if (content !== null && typeof content !== 'string') return `state.context.messages[${index}].content is invalid`;
+      if (content !== null && typeof content !== 'string')
+        return `state.context.messages[${index}].content is invalid`;
       const calls = message.tool_calls;
-      if (calls !== undefined && !Array.isArray(calls)) return `state.context.messages[${index}].tool_calls is invalid`;
+      if (calls !== undefined && !Array.isArray(calls))
+        return `state.context.messages[${index}].tool_calls is invalid`;
       for (const call of (calls as Array<Record<string, unknown>> | undefined) ?? []) {
         const fn = call?.function as Record<string, unknown> | undefined;
-        if (typeof call?.id !== 'string' || typeof fn?.name !== 'string' || typeof fn.arguments !== 'string') {
+        if (
+          typeof call?.id !== 'string' ||
+          typeof fn?.name !== 'string' ||
+          typeof fn.arguments !== 'string'
+        ) {
           return `state.context.messages[${index}].tool_calls holds an invalid call`;
         }
       }
@@ -176,7 +183,8 @@ export function readEnvelope(snapshot: unknown, secret?: string): Record<string,
   } catch (error) {
     throw invalid('not JSON', error);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalid('not a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalid('not a JSON object');
   const envelope = parsed as Record<string, unknown>;
   if (envelope.format !== FORMAT) throw invalid(`format is ${JSON.stringify(envelope.format)}`);
   if (envelope.version !== SNAPSHOT_VERSION) {
@@ -207,7 +215,10 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
     version: SNAPSHOT_VERSION,
     state: {
       value: result.data.state.value,
-      context: { ...(result.data.state.context as unknown as LoopContext), messages: decoded.state.context.messages },
+      context: {
+        ...(result.data.state.context as unknown as LoopContext),
+        messages: decoded.state.context.messages,
+      },
     },
   } as DecodedSnapshot;
 }
@@ -226,7 +237,11 @@ const BUILT_IN = [Date, RegExp, Map, Set, Error, URL] as const;
  * Throws `CONTEXT_UNSERIALIZABLE` unless `value` survives a superjson round trip: superjson
  * silently drops functions and turns unregistered class instances into plain objects.
  */
-export function assertSerializable(value: unknown, serializer: SuperJSON | undefined, path = 'context'): void {
+export function assertSerializable(
+  value: unknown,
+  serializer: SuperJSON | undefined,
+  path = 'context',
+): void {
   const fail = (what: string) => {
     throw new TurnkitError(
       'CONTEXT_UNSERIALIZABLE',
@@ -241,7 +256,7 @@ export function assertSerializable(value: unknown, serializer: SuperJSON | undef
     if (typeof current !== 'object' || current === null || seen.has(current)) return;
     seen.add(current);
     if (Array.isArray(current)) {
-      current.forEach((item, index) => visit(item, `${at}[${index}]`));
+      for (let index = 0; index < current.length; index++) visit(current[index], `${at}[${index}]`);
       return;
     }
     if (current instanceof Map) {
@@ -261,7 +276,9 @@ export function assertSerializable(value: unknown, serializer: SuperJSON | undef
       const registry = serializer ?? (SuperJSON as unknown as { defaultInstance: SuperJSON }).defaultInstance;
       if (registry.classRegistry.getIdentifier(prototype.constructor) !== undefined) return;
       if (registry.customTransformerRegistry.findApplicable(current)) return;
-      fail(`an instance of ${prototype.constructor?.name ?? 'an unknown class'} that superjson does not know`);
+      fail(
+        `an instance of ${prototype.constructor?.name ?? 'an unknown class'} that superjson does not know`,
+      );
     }
     for (const key of Object.keys(current)) visit((current as Record<string, unknown>)[key], `${at}.${key}`);
   };
@@ -276,7 +293,10 @@ export function serializeContext(value: unknown, serializer: SuperJSON | undefin
 }
 
 /** Restores the application context. */
-export function deserializeContext(value: SuperJSONResult | null, serializer: SuperJSON | undefined): unknown {
+export function deserializeContext(
+  value: SuperJSONResult | null,
+  serializer: SuperJSON | undefined,
+): unknown {
   if (value === null) return undefined;
   try {
     return serializer ? serializer.deserialize(value) : SuperJSON.deserialize(value);

@@ -9,7 +9,7 @@ import { formatIssuePath } from './errors.js';
 import type { StepCall, StepOutcome, StoredInteraction } from './machine.js';
 import { toolErrorResult, validationMessage } from './results.js';
 import { emit, now, type Run } from './run.js';
-import type { FunctionTool, QuestionTool, ToolContext } from './tools.js';
+import type { AnyFunctionTool, QuestionTool, ToolContext } from './tools.js';
 import type { ToolCall } from './types.js';
 
 type Draft = Omit<StoredInteraction, 'id' | 'agentPath' | 'createdAt' | 'toolCallId' | 'toolName'>;
@@ -34,8 +34,20 @@ function zodIssues(error: z.ZodError): string {
   return validationMessage(error.issues.map((issue) => `- ${formatIssuePath(issue.path)}${issue.message}`));
 }
 
+/** Validates a value against a function tool's input schema. */
+export function checkToolInput(
+  tool: AnyFunctionTool,
+  value: unknown,
+): { ok: true; input: unknown } | { ok: false; error: z.ZodError } {
+  const parsed = tool.input.safeParse(value);
+  return parsed.success ? { ok: true, input: parsed.data } : { ok: false, error: parsed.error };
+}
+
 /** Parses and validates a function tool's raw arguments: the input, or the error result for the model. */
-export function parseToolInput(tool: FunctionTool, raw: string): { ok: true; input: unknown } | { ok: false; result: string } {
+export function parseToolInput(
+  tool: AnyFunctionTool,
+  raw: string,
+): { ok: true; input: unknown } | { ok: false; result: string } {
   let json: unknown;
   try {
     json = JSON.parse(raw === '' ? '{}' : raw);
@@ -48,9 +60,10 @@ export function parseToolInput(tool: FunctionTool, raw: string): { ok: true; inp
       ),
     };
   }
-  const parsed = tool.input.safeParse(json);
-  if (!parsed.success) return { ok: false, result: toolErrorResult('invalid_arguments', zodIssues(parsed.error)) };
-  return { ok: true, input: parsed.data };
+  const checked = checkToolInput(tool, json);
+  if (!checked.ok)
+    return { ok: false, result: toolErrorResult('invalid_arguments', zodIssues(checked.error)) };
+  return checked;
 }
 
 /** Turns a tool's return value into the text the model reads. */
@@ -66,7 +79,7 @@ function resultText(value: unknown, editedInput?: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function toolContext(run: Run, toolCallId: string, signal: AbortSignal): ToolContext {
+function toolContext(run: Run, toolCallId: string, signal: AbortSignal): ToolContext<never> {
   return {
     signal,
     runId: run.runId,
@@ -74,12 +87,18 @@ function toolContext(run: Run, toolCallId: string, signal: AbortSignal): ToolCon
     agent: run.agent.name,
     agentPath: run.agentPath,
     idempotencyKey: `${run.runId}:${toolCallId}`,
-    context: run.context,
+    context: run.context as never,
   };
 }
 
 /** Runs `execute` once, with the tool's timeout; undefined when the turn was aborted meanwhile. */
-async function execute(run: Run, tool: FunctionTool, call: ToolCall, input: unknown, editedInput?: unknown): Promise<CallOutcome> {
+async function execute(
+  run: Run,
+  tool: AnyFunctionTool,
+  call: ToolCall,
+  input: unknown,
+  editedInput?: unknown,
+): Promise<CallOutcome> {
   const turnSignal = run.options.signal;
   const timeout = tool.timeoutMs === undefined ? null : AbortSignal.timeout(tool.timeoutMs);
   const signals = [turnSignal, timeout].filter((signal): signal is AbortSignal => signal != null);
@@ -88,7 +107,9 @@ async function execute(run: Run, tool: FunctionTool, call: ToolCall, input: unkn
   run.usage.toolCalls++;
   let result: string;
   try {
-    const work = Promise.resolve().then(() => tool.execute(input, toolContext(run, call.id, signal)));
+    const work = Promise.resolve().then(() =>
+      tool.execute(input as never, toolContext(run, call.id, signal)),
+    );
     const raced = await Promise.race([work, untilAborted(signal)].filter(Boolean));
     if (raced === ABORTED) {
       work.catch(() => undefined);
@@ -105,8 +126,16 @@ async function execute(run: Run, tool: FunctionTool, call: ToolCall, input: unkn
     const message = error instanceof Error ? error.message : String(error);
     result = toolErrorResult('tool_error', `${tool.name} failed: ${message}`);
   }
-  const errorCode = result.startsWith('{"ok":false') ? (JSON.parse(result) as { error_code: string }).error_code : undefined;
-  emit(run, { type: 'tool_finished', toolCallId: call.id, toolName: tool.name, ok: !errorCode, ...(errorCode ? { errorCode } : {}) });
+  const errorCode = result.startsWith('{"ok":false')
+    ? (JSON.parse(result) as { error_code: string }).error_code
+    : undefined;
+  emit(run, {
+    type: 'tool_finished',
+    toolCallId: call.id,
+    toolName: tool.name,
+    ok: !errorCode,
+    ...(errorCode ? { errorCode } : {}),
+  });
   return { result };
 }
 
@@ -140,7 +169,7 @@ function askQuestion(run: Run, tool: QuestionTool, call: ToolCall, notAlone: boo
   };
 }
 
-async function startCall(run: Run, tool: FunctionTool, call: ToolCall): Promise<CallOutcome> {
+async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
   const parsed = parseToolInput(tool, call.function.arguments);
   if (!parsed.ok) return { result: parsed.result };
   if (tool.needsApproval) {
@@ -148,11 +177,19 @@ async function startCall(run: Run, tool: FunctionTool, call: ToolCall): Promise<
     try {
       decision =
         typeof tool.needsApproval === 'function'
-          ? await tool.needsApproval(parsed.input, toolContext(run, call.id, run.options.signal ?? new AbortController().signal))
+          ? await tool.needsApproval(
+              parsed.input as never,
+              toolContext(run, call.id, run.options.signal ?? new AbortController().signal),
+            )
           : tool.needsApproval;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return { result: toolErrorResult('tool_error', `${tool.name} could not decide whether it needs approval: ${message}`) };
+      return {
+        result: toolErrorResult(
+          'tool_error',
+          `${tool.name} could not decide whether it needs approval: ${message}`,
+        ),
+      };
     }
     if (decision !== false) {
       return {
@@ -169,12 +206,20 @@ async function startCall(run: Run, tool: FunctionTool, call: ToolCall): Promise<
   return execute(run, tool, call, parsed.input);
 }
 
-async function runCall(run: Run, stepCall: StepCall, call: ToolCall, notAlone: boolean): Promise<CallOutcome> {
+async function runCall(
+  run: Run,
+  stepCall: StepCall,
+  call: ToolCall,
+  notAlone: boolean,
+): Promise<CallOutcome> {
   const tool = run.agent.toolIndex.get(call.function.name);
   if (!tool) {
     const names = [...run.agent.toolIndex.keys()].join(', ') || 'none';
     return {
-      result: toolErrorResult('unknown_tool', `There is no tool named ${JSON.stringify(call.function.name)}. Available tools: ${names}.`),
+      result: toolErrorResult(
+        'unknown_tool',
+        `There is no tool named ${JSON.stringify(call.function.name)}. Available tools: ${names}.`,
+      ),
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
@@ -192,9 +237,12 @@ export async function runStep(run: Run): Promise<StepOutcome[]> {
   const context = run.state.context;
   const step = context.step ?? [];
   const last = context.messages[context.messages.length - 1];
-  const calls = new Map((last?.role === 'assistant' ? (last.tool_calls ?? []) : []).map((call) => [call.id, call]));
+  const calls = new Map(
+    (last?.role === 'assistant' ? (last.tool_calls ?? []) : []).map((call) => [call.id, call]),
+  );
   const isQuestion = (stepCall: StepCall) => run.agent.toolIndex.get(stepCall.toolName)?.kind === 'question';
-  const notAlone = run.agent.parallel === 'reject' && step.some(isQuestion) && step.some((call) => !isQuestion(call));
+  const notAlone =
+    run.agent.parallel === 'reject' && step.some(isQuestion) && step.some((call) => !isQuestion(call));
   const runnable = step.filter((call) => call.status === 'queued' || call.status === 'approved');
   const aborted = untilAborted(run.options.signal);
   const settled = await Promise.all(

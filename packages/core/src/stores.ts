@@ -30,7 +30,11 @@ export interface SnapshotStore {
 }
 
 /** Builds the `ConflictError` every store throws on a stale write, so the message is the same everywhere. */
-export function staleWriteError(runId: string, expected: number | null, actual: number | null): ConflictError {
+export function staleWriteError(
+  runId: string,
+  expected: number | null,
+  actual: number | null,
+): ConflictError {
   const want = expected === null ? 'no stored snapshot' : `version ${expected}`;
   const have = actual === null ? 'none is stored' : `version ${actual} is stored`;
   return new ConflictError(

@@ -9,8 +9,8 @@ import { TurnkitError } from './errors.js';
 import {
   defaultQuestionDescription,
   parseQuestionInput,
-  questionParametersSchema,
   type QuestionLimits,
+  questionParametersSchema,
   resolveQuestionLimits,
 } from './questions/index.js';
 import type { Question, ToolSpec } from './types.js';
@@ -88,8 +88,27 @@ export interface QuestionTool {
   parse(rawArguments: string): { ok: true; questions: Question[] } | { ok: false; message: string };
 }
 
+/**
+ * A function tool of any input type. `never` (not `any`) keeps variance honest: any typed tool
+ * fits, and the loop passes it only input that its own schema produced.
+ */
+export interface AnyFunctionTool {
+  kind: 'function';
+  name: string;
+  description: string;
+  input: z.ZodType;
+  execute: (input: never, ctx: ToolContext<never>) => unknown;
+  needsApproval?:
+    | boolean
+    | ((input: never, ctx: ToolContext<never>) => boolean | string | Promise<boolean | string>);
+  timeoutMs?: number;
+  approvalTimeoutMs?: number;
+  spec: ToolSpec;
+  schemaHash: string;
+}
+
 /** Any tool an agent can hold. Sub-agent tools (`agentTool`) are function tools too. */
-export type Tool = FunctionTool<any, any, any> | QuestionTool;
+export type Tool = AnyFunctionTool | QuestionTool;
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 

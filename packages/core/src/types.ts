@@ -7,7 +7,7 @@
 export interface ToolCall {
   id: string;
   type: 'function';
-  function: { name: string; /** JSON text, exactly as the model produced it */ arguments: string };
+  function: { name: string /** JSON text, exactly as the model produced it */; arguments: string };
 }
 
 export interface SystemMessage {

@@ -70,7 +70,8 @@ export function scriptedModel(steps: ScriptedStep[], options: ScriptedModelOptio
         );
       }
       while (typeof step === 'function') step = await step(request);
-      const { text, toolCalls, usage } = typeof step === 'string' ? { text: step, toolCalls: undefined, usage: undefined } : step;
+      const { text, toolCalls, usage } =
+        typeof step === 'string' ? { text: step, toolCalls: undefined, usage: undefined } : step;
       if (text && request.onDelta) {
         for (const piece of text.match(/\S+\s*|\s+/g) ?? []) request.onDelta(piece);
       }
@@ -82,7 +83,8 @@ export function scriptedModel(steps: ScriptedStep[], options: ScriptedModelOptio
             type: 'function',
             function: {
               name: call.name,
-              arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+              arguments:
+                typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
             },
           }),
         );

@@ -1,0 +1,329 @@
+/**
+ * Validation and normalisation of a human's answers to a pending question (DESIGN §6). Answers come
+ * from outside (HTTP bodies, parent models), so every value is `unknown` until checked: the only
+ * thing this module throws is an `AnswerError` listing every problem, and it never writes to the
+ * input. Equal answers normalise to equal values, which makes repeated answers comparable.
+ */
+import { AnswerError, type AnswerIssue } from '../errors.js';
+import type { Question } from '../types.js';
+
+/** One question's answer after validation: labels in option order plus free text, or a skip. */
+export type NormalizedAnswer =
+  | { questionId: string; selected: string[]; other?: string; note?: string }
+  | { questionId: string; skipped: true };
+
+/** `other` and `note` are free text from a human; 16 KB each keeps snapshots and prompts bounded. */
+const TEXT_MAX_BYTES = 16 * 1024;
+/** Junk input can produce thousands of issues; past this many, one line says how many were left out. */
+const MAX_ISSUES = 20;
+const ANSWER_FIELDS = ['selected', 'other', 'note', 'skipped'];
+
+type Path = (string | number)[];
+
+class IssueList {
+  readonly items: AnswerIssue[] = [];
+  private omitted = 0;
+
+  add(path: Path, message: string): void {
+    if (this.items.length < MAX_ISSUES) this.items.push({ path, message });
+    else this.omitted++;
+  }
+
+  get count(): number {
+    return this.items.length + this.omitted;
+  }
+
+  all(): AnswerIssue[] {
+    if (this.omitted === 0) return this.items;
+    return [...this.items, { path: ['answers'], message: `…and ${this.omitted} more problems` }];
+  }
+}
+
+/** One answer value located in the input, before it is checked against its question. */
+type Entry = { questionIndex: number; value: unknown; path: Path };
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'undefined' ? 'undefined' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/** Plain objects only: a Map, a Date or a class instance is a caller's mistake, not an answer. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** Avoids encoding when the length settles it: each UTF-16 unit takes 1 to 3 bytes of UTF-8. */
+function exceedsTextLimit(text: string): boolean {
+  if (text.length > TEXT_MAX_BYTES) return true;
+  if (text.length * 3 <= TEXT_MAX_BYTES) return false;
+  return new TextEncoder().encode(text).length > TEXT_MAX_BYTES;
+}
+
+/** An own field, or undefined: inherited (possibly polluted) properties never count. */
+function field(value: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+/** Even the thrown value may be hostile (a throwing `message` getter), so reading it is guarded too. */
+function reasonOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : describe(error);
+  } catch {
+    return 'reading it threw';
+  }
+}
+
+function headersOf(questions: Question[]): string {
+  return questions.map((q) => quote(q.header)).join(', ');
+}
+
+/** Where each question's answer sits in `answers`; shape problems and unknown keys become issues. */
+function locate(questions: Question[], answers: unknown, issues: IssueList): Entry[] | undefined {
+  if (typeof answers === 'string') {
+    if (questions.length === 1) return [{ questionIndex: 0, value: answers, path: ['answers'] }];
+    issues.add(
+      ['answers'],
+      `A plain string answers a single question, and there are ${questions.length}: send an object keyed by header (${headersOf(questions)})`,
+    );
+    return undefined;
+  }
+  if (Array.isArray(answers)) {
+    if (answers.length > questions.length) {
+      issues.add(['answers'], `Has ${answers.length} answers for ${questions.length} questions`);
+    }
+    const entries: Entry[] = [];
+    for (let index = 0; index < Math.min(answers.length, questions.length); index++) {
+      if (Object.hasOwn(answers, index))
+        entries.push({ questionIndex: index, value: answers[index], path: ['answers', index] });
+    }
+    return entries;
+  }
+  if (!isPlainObject(answers)) {
+    issues.add(
+      ['answers'],
+      `Expected an object keyed by question header, an array in question order, or a label string; got ${describe(answers)}`,
+    );
+    return undefined;
+  }
+  // Keys match headers first, then question texts, then ids, then indexes (DESIGN §6).
+  const byKey = new Map<string, number>();
+  for (const property of ['header', 'question', 'id'] as const) {
+    questions.forEach((q, index) => {
+      if (!byKey.has(q[property])) byKey.set(q[property], index);
+    });
+  }
+  const entries: Entry[] = [];
+  const keyOf = new Map<number, string>();
+  for (const key of Object.keys(answers)) {
+    const questionIndex = byKey.get(key) ?? (/^(0|[1-9]\d{0,5})$/.test(key) ? Number(key) : undefined);
+    if (questionIndex === undefined || questionIndex >= questions.length) {
+      const hint = ANSWER_FIELDS.includes(key)
+        ? `; put the answer under its header, e.g. {${quote(questions[0]!.header)}: {…}}`
+        : '';
+      issues.add(
+        ['answers', key],
+        `No question has this header, text, id or index (headers: ${headersOf(questions)})${hint}`,
+      );
+      continue;
+    }
+    const earlier = keyOf.get(questionIndex);
+    if (earlier !== undefined) {
+      issues.add(
+        ['answers', key],
+        `Answers the same question as ${quote(earlier)}; give each question one answer`,
+      );
+      continue;
+    }
+    keyOf.set(questionIndex, key);
+    entries.push({ questionIndex, value: answers[key], path: ['answers', key] });
+  }
+  return entries;
+}
+
+/** A label array (the answer itself, or its `selected`) resolved to option indexes. */
+function readLabels(question: Question, value: unknown, path: Path, issues: IssueList): number[] {
+  if (!Array.isArray(value)) {
+    issues.add(path, `Expected an array of labels; got ${describe(value)}`);
+    return [];
+  }
+  if (value.length > question.options.length) {
+    issues.add(path, `Has ${value.length} labels and the question has ${question.options.length} options`);
+    return [];
+  }
+  const chosen: number[] = [];
+  for (let index = 0; index < value.length; index++) {
+    if (!Object.hasOwn(value, index)) issues.add([...path, index], 'Missing label (the array has a hole)');
+    else readLabel(question, value[index], [...path, index], issues, chosen);
+  }
+  return chosen;
+}
+
+function readLabel(
+  question: Question,
+  value: unknown,
+  path: Path,
+  issues: IssueList,
+  chosen: number[],
+): number[] {
+  if (typeof value !== 'string') {
+    issues.add(path, `Expected a label; got ${describe(value)}`);
+    return chosen;
+  }
+  const index = question.options.findIndex((option) => option.label === value);
+  if (index === -1) {
+    const labels = question.options.map((option) => quote(option.label)).join(', ');
+    issues.add(path, `${quote(value)} is not an option (options: ${labels}); free text goes in "other"`);
+  } else if (chosen.includes(index)) {
+    issues.add(path, `${quote(value)} is selected twice`);
+  } else {
+    chosen.push(index);
+  }
+  return chosen;
+}
+
+/** `other` or `note`: a string of at most 16 KB of UTF-8, trimmed; `undefined` when left out or blank. */
+function readText(value: unknown, path: Path, issues: IssueList): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    issues.add(path, `Expected a string; got ${describe(value)}`);
+    return undefined;
+  }
+  if (exceedsTextLimit(value)) {
+    issues.add(path, `Too long: more than ${TEXT_MAX_BYTES} bytes (16 KB) of UTF-8`);
+    return undefined;
+  }
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function readAnswer(
+  question: Question,
+  value: unknown,
+  path: Path,
+  issues: IssueList,
+): NormalizedAnswer | undefined {
+  const before = issues.count;
+  let chosen: number[];
+  let other: string | undefined;
+  let note: string | undefined;
+  let countPath = path;
+  if (typeof value === 'string') {
+    chosen = readLabel(question, value, path, issues, []);
+  } else if (Array.isArray(value)) {
+    chosen = readLabels(question, value, path, issues);
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (!ANSWER_FIELDS.includes(key)) {
+        issues.add(
+          [...path, key],
+          'Unknown field; an answer has "selected", "other" and "note", or only "skipped": true',
+        );
+      }
+    }
+    const skipped = field(value, 'skipped');
+    if (skipped !== undefined) {
+      if (skipped !== true)
+        issues.add([...path, 'skipped'], 'Must be true; leave it out to answer the question');
+      else if (['selected', 'other', 'note'].some((key) => field(value, key) !== undefined)) {
+        issues.add(path, 'A skipped question takes no "selected", "other" or "note"');
+      }
+      return issues.count === before ? { questionId: question.id, skipped: true } : undefined;
+    }
+    countPath = [...path, 'selected'];
+    const selected = field(value, 'selected');
+    chosen = selected === undefined ? [] : readLabels(question, selected, countPath, issues);
+    const otherBefore = issues.count;
+    other = readText(field(value, 'other'), [...path, 'other'], issues);
+    if (other === undefined && typeof field(value, 'other') === 'string' && issues.count === otherBefore) {
+      issues.add([...path, 'other'], 'Must not be empty; leave it out, or skip the question');
+    }
+    note = readText(field(value, 'note'), [...path, 'note'], issues);
+  } else {
+    issues.add(
+      path,
+      `Expected a label, an array of labels, {"selected": […], "other"?, "note"?} or {"skipped": true}; got ${describe(value)}`,
+    );
+    return undefined;
+  }
+  if (issues.count !== before) return undefined;
+  if (question.multiSelect) {
+    if (chosen.length === 0 && other === undefined)
+      issues.add(countPath, 'Choose at least one option, or give "other"');
+  } else if (chosen.length > 1) {
+    issues.add(countPath, `Choose exactly one option: the question is single-select (got ${chosen.length})`);
+  } else if (chosen.length === 1 && other !== undefined) {
+    issues.add(path, 'Give one label or "other", not both: the question is single-select');
+  } else if (chosen.length === 0 && other === undefined) {
+    issues.add(countPath, 'Choose one option, or give "other"');
+  }
+  if (issues.count !== before) return undefined;
+  // Option order, not click order: 'A, B' and 'B, A' are the same answer.
+  const selected = chosen.sort((a, b) => a - b).map((index) => question.options[index]!.label);
+  return {
+    questionId: question.id,
+    selected,
+    ...(other === undefined ? {} : { other }),
+    ...(note === undefined ? {} : { note }),
+  };
+}
+
+/**
+ * Validates `answers` against the questions and returns one normalised answer per question, in
+ * question order, with `selected` in option order (so `'JWT'`, `['JWT']` and `{ selected: ['JWT'] }`
+ * normalise alike). Accepts an object keyed by header, question text, id or index (matched in that
+ * order), a positional array, or a plain label string when there is exactly one question. Every
+ * question must be answered or `{ skipped: true }`.
+ *
+ * @throws AnswerError listing every problem, with paths such as `['answers', 'Auth method', 'selected', 1]`.
+ */
+export function normalizeAnswers(questions: Question[], answers: unknown): NormalizedAnswer[] {
+  const issues = new IssueList();
+  const results = new Map<number, NormalizedAnswer>();
+  try {
+    const entries = locate(questions, answers, issues);
+    if (entries !== undefined) {
+      for (const entry of entries) {
+        const answer = readAnswer(questions[entry.questionIndex]!, entry.value, entry.path, issues);
+        if (answer !== undefined) results.set(entry.questionIndex, answer);
+      }
+      const answered = new Set(entries.map((entry) => entry.questionIndex));
+      questions.forEach((q, index) => {
+        if (answered.has(index)) return;
+        const path = Array.isArray(answers) ? ['answers', index] : ['answers', q.header];
+        issues.add(
+          path,
+          `Missing answer to ${quote(q.question)}: give a label, {"other": "…"} or {"skipped": true}`,
+        );
+      });
+    }
+  } catch (error) {
+    // Proxies and throwing getters can fail any read; the caller still gets the one promised error.
+    issues.add(['answers'], `Could not be read (${reasonOf(error)})`);
+  }
+  if (issues.count > 0) throw new AnswerError(issues.all());
+  return questions.map((_, index) => results.get(index)!);
+}
+
+/** True when two normalised answer lists are the same answer, e.g. to recognise a repeated answer. */
+export function sameAnswers(a: NormalizedAnswer[], b: NormalizedAnswer[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((left, index) => {
+    const right = b[index]!;
+    if (left.questionId !== right.questionId) return false;
+    if ('skipped' in left || 'skipped' in right) return 'skipped' in left && 'skipped' in right;
+    return (
+      left.other === right.other &&
+      left.note === right.note &&
+      left.selected.length === right.selected.length &&
+      left.selected.every((label, position) => label === right.selected[position])
+    );
+  });
+}

@@ -1,0 +1,11 @@
+/** The AskUserQuestion building blocks: input parsing, answer validation, result texts, description. */
+export { type NormalizedAnswer, normalizeAnswers, sameAnswers } from './answers.js';
+export { defaultQuestionDescription } from './description.js';
+export { formatAnswersResult, formatDefaultedResult } from './format.js';
+export {
+  DEFAULT_QUESTION_LIMITS,
+  parseQuestionInput,
+  type QuestionLimits,
+  questionParametersSchema,
+  resolveQuestionLimits,
+} from './schema.js';

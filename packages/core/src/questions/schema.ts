@@ -1,0 +1,319 @@
+/**
+ * The AskUserQuestion input: its limits, the JSON Schema the model is offered, and the parser that
+ * turns the model's raw `arguments` text into normalised {@link Question}s or a message the model can
+ * act on. The parser is more lenient than the offered schema (plain-string options, `multiple`, no
+ * `id`), because models trained on other tools send those dialects and a retry costs a round trip.
+ */
+import { type core, z } from 'zod';
+import { formatIssuePath, TurnkitError } from '../errors.js';
+import { validationMessage } from '../results.js';
+import type { Question, QuestionOption } from '../types.js';
+
+/** Bounds on what one AskUserQuestion call may contain. Lengths count UTF-16 code units, like `String.length`. */
+export interface QuestionLimits {
+  maxQuestions: number;
+  maxOptions: number;
+  headerMaxLength: number;
+  questionMaxLength: number;
+  labelMaxLength: number;
+  descriptionMaxLength: number;
+}
+
+/** 4 questions, 4 options, headers of 12, questions of 500, labels of 50, descriptions of 200 characters. */
+export const DEFAULT_QUESTION_LIMITS: QuestionLimits = Object.freeze({
+  maxQuestions: 4,
+  maxOptions: 4,
+  headerMaxLength: 12,
+  questionMaxLength: 500,
+  labelMaxLength: 50,
+  descriptionMaxLength: 200,
+});
+
+/** Every question offers at least two options: one option is not a choice (Other is always there too). */
+const MIN_OPTIONS = 2;
+/** Ids become answer keys and parts of interaction records, so they stay short. */
+const ID_MAX_LENGTH = 64;
+
+const ENV_LIMITS: [keyof QuestionLimits, string][] = [
+  ['maxQuestions', 'ASK_MAX_QUESTIONS'],
+  ['maxOptions', 'ASK_MAX_OPTIONS'],
+  ['headerMaxLength', 'ASK_HEADER_MAX_LENGTH'],
+  ['questionMaxLength', 'ASK_QUESTION_MAX_LENGTH'],
+];
+
+function lowestAllowed(key: keyof QuestionLimits): number {
+  return key === 'maxOptions' ? MIN_OPTIONS : 1;
+}
+
+function isAllowedLimit(key: keyof QuestionLimits, value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= lowestAllowed(key);
+}
+
+/**
+ * The limits one question tool enforces. Precedence: explicit `limits` > the environment
+ * (`ASK_MAX_QUESTIONS`, `ASK_MAX_OPTIONS`, `ASK_HEADER_MAX_LENGTH`, `ASK_QUESTION_MAX_LENGTH`) >
+ * {@link DEFAULT_QUESTION_LIMITS}. An environment value that is not a positive integer is ignored
+ * (an operator's typo must not break every agent); an invalid explicit limit is a programming error
+ * and throws `TurnkitError` `CONFIG_INVALID`. The result is frozen, so it can key caches.
+ *
+ * @param env defaults to `process.env` where there is one (not in every edge runtime).
+ */
+export function resolveQuestionLimits(
+  limits: Partial<QuestionLimits> = {},
+  env: Record<string, string | undefined> = typeof process === 'undefined' ? {} : process.env,
+): QuestionLimits {
+  const resolved: QuestionLimits = { ...DEFAULT_QUESTION_LIMITS };
+  for (const [key, variable] of ENV_LIMITS) {
+    const text = env[variable]?.trim();
+    if (text === undefined || !/^\d+$/.test(text)) continue;
+    const value = Number(text);
+    if (isAllowedLimit(key, value)) resolved[key] = value;
+  }
+  for (const key of Object.keys(DEFAULT_QUESTION_LIMITS) as (keyof QuestionLimits)[]) {
+    const value = limits[key];
+    if (value === undefined) continue;
+    if (!isAllowedLimit(key, value)) {
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        `Question limit ${key} must be an integer >= ${lowestAllowed(key)}, got ${String(value)}.`,
+      );
+    }
+    resolved[key] = value;
+  }
+  return Object.freeze(resolved);
+}
+
+/**
+ * The JSON Schema offered to the model as the tool's `parameters`: the canonical dialect only
+ * (option objects, `multiSelect`), with the limits as `minItems`/`maxItems`/`maxLength`. The parser
+ * accepts more than this; the schema shows the one form we want models to learn.
+ */
+export function questionParametersSchema(limits: QuestionLimits): Record<string, unknown> {
+  const text = (maxLength: number, description: string) => ({
+    type: 'string',
+    minLength: 1,
+    maxLength,
+    description,
+  });
+  const option = {
+    type: 'object',
+    properties: {
+      label: text(limits.labelMaxLength, 'What the user picks: 1 to 5 words.'),
+      description: text(limits.descriptionMaxLength, 'What this choice means or implies.'),
+      preview: {
+        type: 'string',
+        description: 'Optional markdown shown beside the option (a sketch, a snippet).',
+      },
+    },
+    required: ['label', 'description'],
+    additionalProperties: false,
+  };
+  const question = {
+    type: 'object',
+    properties: {
+      id: text(ID_MAX_LENGTH, 'Optional; default q0, q1, …'),
+      question: text(limits.questionMaxLength, 'The complete question, ending with "?".'),
+      header: text(
+        limits.headerMaxLength,
+        'A short unique label, e.g. "Auth method"; the key of its answer.',
+      ),
+      options: {
+        type: 'array',
+        minItems: MIN_OPTIONS,
+        maxItems: limits.maxOptions,
+        items: option,
+        description: 'The choices, recommended first. Do not add "Other": it is always offered.',
+      },
+      multiSelect: { type: 'boolean', description: 'true when the choices are not mutually exclusive.' },
+    },
+    required: ['question', 'header', 'options', 'multiSelect'],
+    additionalProperties: false,
+  };
+  return {
+    type: 'object',
+    properties: { questions: { type: 'array', minItems: 1, maxItems: limits.maxQuestions, items: question } },
+    required: ['questions'],
+    additionalProperties: false,
+  };
+}
+
+function buildInputSchema(limits: QuestionLimits) {
+  const bounded = (max: number) => z.string().trim().min(1).max(max);
+  const optionObject = z.object({
+    label: bounded(limits.labelMaxLength),
+    description: bounded(limits.descriptionMaxLength),
+    preview: z.string().optional(),
+  });
+  const option = z.union([bounded(limits.labelMaxLength), optionObject], {
+    error: 'Invalid input: expected a label string or an object {"label": …, "description": …}',
+  });
+  const question = z
+    .object({
+      id: bounded(ID_MAX_LENGTH).optional(),
+      question: bounded(limits.questionMaxLength),
+      header: bounded(limits.headerMaxLength),
+      options: z.array(option).min(MIN_OPTIONS).max(limits.maxOptions),
+      multiSelect: z.boolean().optional(),
+      multiple: z.boolean().optional(),
+    })
+    .superRefine((value, ctx) => {
+      const { multiSelect, multiple } = value;
+      if (multiSelect !== undefined && multiple !== undefined && multiSelect !== multiple) {
+        addIssue(ctx, ['multiple'], 'Contradicts multiSelect; send only multiSelect');
+      }
+      const labels = value.options.map((entry) => (typeof entry === 'string' ? entry : entry.label));
+      const labelPath = (index: number) =>
+        typeof value.options[index] === 'string' ? ['options', index] : ['options', index, 'label'];
+      reportDuplicates(ctx, labels, labelPath, 'label within this question');
+    });
+  const questions = z.array(question).min(1).max(limits.maxQuestions);
+  return z.object(
+    {
+      // Some models double-encode nested arrays as a JSON string; unwrapping saves them a retry.
+      questions: z.preprocess(unwrapJsonArray, questions.superRefine(checkUniqueAcrossQuestions)),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? rootTypeMessage(issue.input) : undefined) },
+  );
+}
+
+/** One question as the zod schema outputs it, before defaults and plain-string options are resolved. */
+interface ParsedQuestion {
+  id?: string | undefined;
+  question: string;
+  header: string;
+  options: (string | { label: string; description: string; preview?: string | undefined })[];
+  multiSelect?: boolean | undefined;
+  multiple?: boolean | undefined;
+}
+type ParsedQuestions = ParsedQuestion[];
+
+function rootTypeMessage(input: unknown): string {
+  const received = input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input;
+  return `Invalid input: expected an object {"questions": […]}, received ${received}`;
+}
+
+function unwrapJsonArray(value: unknown): unknown {
+  if (typeof value !== 'string' || !value.trimStart().startsWith('[')) return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function reportDuplicates(
+  ctx: core.$RefinementCtx<unknown>,
+  values: readonly string[],
+  pathOf: (index: number) => (string | number)[],
+  what: string,
+): void {
+  const seen = new Set<string>();
+  values.forEach((value, index) => {
+    if (seen.has(value)) addIssue(ctx, pathOf(index), `Duplicate ${what}: "${value}"`);
+    seen.add(value);
+  });
+}
+
+function addIssue(ctx: core.$RefinementCtx<unknown>, path: (string | number)[], message: string): void {
+  ctx.addIssue({ code: 'custom', path, message });
+}
+
+function checkUniqueAcrossQuestions(
+  questions: ParsedQuestions,
+  ctx: core.$RefinementCtx<ParsedQuestions>,
+): void {
+  const headers = questions.map((q) => q.header);
+  reportDuplicates(ctx, headers, (i) => [i, 'header'], 'header (headers key the answers)');
+  reportDuplicates(
+    ctx,
+    questions.map((q) => q.question),
+    (i) => [i, 'question'],
+    'question',
+  );
+  // A given id may clash with a default one (`q1` given to question 0, none to question 1): report
+  // it where an id was written, since that is what the model can change.
+  const owners = new Map<string, number>();
+  questions.forEach((q, index) => {
+    const id = q.id ?? `q${index}`;
+    const first = owners.get(id);
+    if (first === undefined) {
+      owners.set(id, index);
+      return;
+    }
+    const at = q.id === undefined ? first : index;
+    addIssue(ctx, [at, 'id'], `Duplicate id: "${id}" (questions without an id get q0, q1, … by position)`);
+  });
+}
+
+const schemaCache = new WeakMap<QuestionLimits, ReturnType<typeof buildInputSchema>>();
+
+function inputSchemaFor(limits: QuestionLimits): ReturnType<typeof buildInputSchema> {
+  let schema = schemaCache.get(limits);
+  if (schema === undefined) {
+    schema = buildInputSchema(limits);
+    schemaCache.set(limits, schema);
+  }
+  return schema;
+}
+
+/**
+ * zod reports a failed union as one vague "Invalid input". When exactly one branch matched the
+ * value's type (an option object with a bad label), that branch's issues are the real story.
+ */
+function issueLines(issues: readonly core.$ZodIssue[], prefix: readonly PropertyKey[] = []): string[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union') {
+      const matching = issue.errors.filter(
+        (branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0),
+      );
+      if (matching.length === 1 && matching[0]) return issueLines(matching[0], path);
+    }
+    return [`- ${formatIssuePath(path)}${issue.message}`];
+  });
+}
+
+function toQuestions(parsed: ParsedQuestions): Question[] {
+  return parsed.map((q, index) => ({
+    id: q.id ?? `q${index}`,
+    question: q.question,
+    header: q.header,
+    options: q.options.map((entry): QuestionOption => {
+      if (typeof entry === 'string') return { label: entry, description: '' };
+      return entry.preview === undefined
+        ? { label: entry.label, description: entry.description }
+        : { label: entry.label, description: entry.description, preview: entry.preview };
+    }),
+    multiSelect: q.multiSelect ?? q.multiple ?? false,
+  }));
+}
+
+/**
+ * Parses the raw `arguments` text of an AskUserQuestion call. Accepts options as objects or plain
+ * strings (description `''`), `multiSelect` or its alias `multiple` (default false), an optional
+ * `id` (default `q0`, `q1`… by position) and an optional option `preview`; strings are trimmed.
+ * Headers, question texts, ids, and the labels within a question must be unique.
+ *
+ * @returns the normalised questions, or the message of an `invalid_arguments` result:
+ * `Error: Invalid JSON format` plus an explanation, or `Error: Validation failed` plus one
+ * `- questions[0].header: …` line per issue.
+ */
+export function parseQuestionInput(
+  rawArguments: string,
+  limits: QuestionLimits,
+): { ok: true; questions: Question[] } | { ok: false; message: string } {
+  let input: unknown;
+  try {
+    input = JSON.parse(rawArguments);
+  } catch (error) {
+    const reason =
+      rawArguments.trim() === '' ? 'they were empty' : `they did not parse: ${(error as Error).message}`;
+    return {
+      ok: false,
+      message: `Error: Invalid JSON format\nThe arguments must be one JSON object, {"questions": […]}, and ${reason}.`,
+    };
+  }
+  const result = inputSchemaFor(limits).safeParse(input);
+  if (!result.success) return { ok: false, message: validationMessage(issueLines(result.error.issues)) };
+  return { ok: true, questions: toQuestions(result.data.questions) };
+}

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError, createSessions, memoryStore, type SnapshotStore, StateError } from '../src/index.js';
+import { ask, cellLineQuestion, makeAgent, toolResults } from './helpers.js';
+
+const authQuestion = { question: 'Which auth method?', header: 'Auth', options: ['JWT', 'OAuth'] };
+
+/** A store whose writes can be held until released, to interleave two requests. */
+function countingStore(inner: SnapshotStore = memoryStore()) {
+  const counts = { get: 0, put: 0 };
+  const store: SnapshotStore = {
+    get: (runId) => {
+      counts.get++;
+      return inner.get(runId);
+    },
+    put: (runId, snapshot, opts) => {
+      counts.put++;
+      return inner.put(runId, snapshot, opts);
+    },
+    delete: (runId) => inner.delete(runId),
+  };
+  return { store, counts };
+}
+
+describe('createSessions', () => {
+  it('starts, pauses, answers and completes a run kept in the store, with one read and two writes per resume', async () => {
+    const log: string[] = [];
+    const agent = makeAgent(
+      [
+        { toolCalls: [ask([authQuestion])] },
+        { toolCalls: [{ name: 'query_inventory', arguments: { cellLine: 'K562' } }] },
+        'done',
+      ],
+      {},
+      log,
+    );
+    const { store, counts } = countingStore();
+    const sessions = createSessions({ agent, store });
+    const r1 = await sessions.start('go');
+    expect(r1.status).toBe('needs_input');
+    expect(r1.version).toBe(2);
+    counts.get = 0;
+    counts.put = 0;
+    const r2 = await sessions.answer(r1.runId, { answers: 'JWT' });
+    expect(r2.status).toBe('completed');
+    expect(counts).toEqual({ get: 1, put: 2 });
+    expect(r2.version).toBe(4);
+    const stored = await sessions.get(r1.runId);
+    expect(stored.status).toBe('completed');
+    expect(stored.snapshot).toBe(r2.snapshot);
+    expect(log).toEqual(['K562']);
+  });
+
+  it('throws RUN_NOT_FOUND for an unknown run id', async () => {
+    const sessions = createSessions({ agent: makeAgent([]), store: memoryStore() });
+    const error = await sessions.get('run_missing').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StateError);
+    expect((error as StateError).code).toBe('RUN_NOT_FOUND');
+  });
+
+  it('lets two concurrent answers continue the run exactly once', async () => {
+    let modelCallsAfterAnswer = 0;
+    const log: string[] = [];
+    const agent = makeAgent(
+      [
+        { toolCalls: [ask([authQuestion])] },
+        () => {
+          modelCallsAfterAnswer++;
+          return { toolCalls: [{ name: 'query_inventory', arguments: { cellLine: 'K562' } }] };
+        },
+        'done',
+      ],
+      {},
+      log,
+    );
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const r1 = await sessions.start('go');
+    const outcomes = await Promise.allSettled([
+      sessions.answer(r1.runId, { answers: 'JWT' }),
+      sessions.answer(r1.runId, { answers: 'OAuth' }),
+    ]);
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const lost = outcomes.filter((outcome) => outcome.status === 'rejected') as PromiseRejectedResult[];
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toBeInstanceOf(ConflictError);
+    expect(modelCallsAfterAnswer).toBe(1);
+    expect(log).toEqual(['K562']);
+  });
+
+  it('treats a repeated identical answer as an idempotent read, in any equivalent form', async () => {
+    const agent = makeAgent([{ toolCalls: [ask([authQuestion])] }, 'done']);
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const r1 = await sessions.start('go');
+    const r2 = await sessions.answer(r1.runId, { answers: 'JWT' });
+    for (const same of [
+      'JWT',
+      ['JWT'],
+      { Auth: { selected: ['JWT'] } },
+      { 'Which auth method?': ['JWT'] },
+      { 0: 'JWT' },
+    ]) {
+      const repeat = await sessions.answer(r1.runId, { answers: same as never });
+      expect(repeat.status).toBe('completed');
+      expect(repeat.version).toBe(r2.version);
+    }
+    const withId = await sessions.answer(r1.runId, { id: r1.pending[0]!.id, answers: 'JWT' });
+    expect(withId.snapshot).toBe(r2.snapshot);
+    await expect(
+      sessions.answer(r1.runId, { id: r1.pending[0]!.id, answers: 'OAuth' }),
+    ).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('a repeated answer while the winner is still at work reports running; a different one conflicts', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const agent = makeAgent([
+      { toolCalls: [ask([authQuestion])] },
+      async () => {
+        await gate;
+        return 'done';
+      },
+    ]);
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const r1 = await sessions.start('go');
+    const winner = sessions.answer(r1.runId, { answers: 'JWT' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const repeat = await sessions.answer(r1.runId, { answers: 'JWT' });
+    expect(repeat.status).toBe('running');
+    expect((await sessions.get(r1.runId)).status).toBe('running');
+    await expect(sessions.answer(r1.runId, { answers: 'OAuth' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(sessions.send(r1.runId, 'hello')).rejects.toBeInstanceOf(ConflictError);
+    release();
+    expect((await winner).status).toBe('completed');
+  });
+
+  it('re-claims a run whose worker died after its lease expired, and redoes the turn from the recorded answer', async () => {
+    const keys: string[] = [];
+    const { defineTool } = await import('../src/index.js');
+    const { z } = await import('zod');
+    const charge = defineTool({
+      name: 'charge',
+      description: 'c',
+      input: z.object({}),
+      execute: (_input, ctx) => {
+        keys.push(ctx.idempotencyKey);
+        return 'charged';
+      },
+    });
+    const agent = makeAgent(
+      [
+        { toolCalls: [ask([authQuestion])] },
+        { toolCalls: [{ id: 'pay', name: 'charge', arguments: {} }] },
+        'done',
+      ],
+      {
+        tools: [charge, (await import('../src/index.js')).askUserQuestion()],
+      },
+    );
+    const store = memoryStore();
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const sessions = createSessions({ agent, store, leaseMs: 1000 });
+    const r1 = await sessions.start('go', { now: t0 });
+    // A worker that claims the answer, runs the tool, and dies before writing the result.
+    let puts = 0;
+    const dying: SnapshotStore = {
+      get: (runId) => store.get(runId),
+      put: async (runId, snapshot, opts) => {
+        puts++;
+        if (puts === 2) throw new Error('process died');
+        return store.put(runId, snapshot, opts);
+      },
+      delete: (runId) => store.delete(runId),
+    };
+    await expect(
+      createSessions({ agent, store: dying, leaseMs: 1000 }).answer(
+        r1.runId,
+        { answers: 'JWT' },
+        { now: t0 },
+      ),
+    ).rejects.toThrow('process died');
+    expect((await sessions.get(r1.runId, { now: t0 })).status).toBe('running');
+    await expect(sessions.answer(r1.runId, { answers: 'OAuth' }, { now: t0 })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    const later = new Date('2026-05-01T10:00:05Z');
+    const recovered = await sessions.answer(r1.runId, { answers: 'JWT' }, { now: later });
+    expect(recovered.status).toBe('completed');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toBe(keys[1]);
+    expect(toolResults(recovered).pay).toBe('charged');
+    expect(recovered.messages.filter((message) => message.role === 'tool')).toHaveLength(2);
+  });
+
+  it('sends the next user message and retries a failed run', async () => {
+    let fail = true;
+    const agent = makeAgent([
+      'first',
+      () => {
+        if (fail) {
+          fail = false;
+          throw new Error('503');
+        }
+        return 'second';
+      },
+    ]);
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const r1 = await sessions.start({ input: 'one', context: { user: 'u1' } });
+    const r2 = await sessions.send(r1.runId, 'two');
+    expect(r2.status).toBe('failed');
+    const r3 = await sessions.retry(r1.runId);
+    expect(r3.output).toBe('second');
+    await expect(sessions.retry(r1.runId)).rejects.toMatchObject({ code: 'NOT_WAITING' });
+  });
+
+  it('stores the earliest expiry for sweepers', async () => {
+    const { askUserQuestion } = await import('../src/index.js');
+    const agent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }], {
+      tools: [askUserQuestion({ timeoutMs: 1000 })],
+    });
+    const store = memoryStore();
+    const sessions = createSessions({ agent, store });
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const r1 = await sessions.start('go', { now: t0 });
+    expect(await store.listExpired!(new Date('2026-05-01T10:00:00.500Z'))).toEqual([]);
+    expect(await store.listExpired!(new Date('2026-05-01T10:00:02Z'))).toEqual([r1.runId]);
+  });
+});

@@ -1,0 +1,209 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  answerQuestion,
+  approve,
+  askUserQuestion,
+  defineTool,
+  parseSnapshot,
+  runTurn,
+  SnapshotError,
+} from '../src/index.js';
+import { ask, cellLineQuestion, makeAgent, queryTool, thawTool } from './helpers.js';
+
+const secret = 'test-secret-do-not-use';
+
+async function pausedOnQuestion(config = {}) {
+  const agent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done'], config);
+  const result = await runTurn(agent, { input: 'go' });
+  return { agent, result };
+}
+
+const codeOf = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: { code?: string }) => error.code,
+  );
+
+describe('snapshot format', () => {
+  it('is a plain JSON envelope with a readable transcript', async () => {
+    const { result } = await pausedOnQuestion();
+    const envelope = JSON.parse(result.snapshot);
+    expect(envelope).toMatchObject({
+      format: 'turnkit.snapshot',
+      version: 1,
+      agent: 'inventory',
+      agentVersion: '0',
+      runId: result.runId,
+      turn: 1,
+      state: { value: 'waitingInput' },
+      context: null,
+    });
+    expect(envelope.seq).toBe(result.events.at(-1)?.seq);
+    expect(envelope.state.context.messages).toEqual(result.messages);
+  });
+
+  it('keeps model values as JSON strings, so hostile keys are inert', async () => {
+    const agent = makeAgent([
+      {
+        toolCalls: [
+          {
+            name: 'record_thaw',
+            arguments: '{"cellLine":"K562","vials":1,"__proto__":{"polluted":1},"constructor":{"x":1}}',
+          },
+        ],
+      },
+      'ok',
+    ]);
+    const r1 = await runTurn(agent, { input: 'go' });
+    expect(r1.status).toBe('needs_input');
+    const r2 = await approve(agent, r1.snapshot);
+    expect(r2.status).toBe('completed');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('costs about the transcript plus a small constant', async () => {
+    const history = Array.from({ length: 200 }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `message ${index} ${'x'.repeat(180)}`,
+    }));
+    const agent = makeAgent([
+      ...Array.from({ length: 100 }, () => 'filler'),
+      { toolCalls: [ask([cellLineQuestion])] },
+    ]);
+    const result = await runTurn(agent, { input: [...history, { role: 'user', content: 'go' }] });
+    expect(result.status).toBe('needs_input');
+    const raw = JSON.stringify(result.messages).length;
+    expect(result.snapshot.length).toBeLessThan(raw * 1.1 + 2000);
+  });
+});
+
+describe('signed snapshots', () => {
+  it('appends an HMAC-SHA256 of the exact unsigned text', async () => {
+    const { result } = await pausedOnQuestion({ snapshot: { secret } });
+    const match = /,"sig":"([0-9a-f]{64})"\}$/.exec(result.snapshot);
+    expect(match).not.toBeNull();
+    const unsigned = `${result.snapshot.slice(0, match!.index)}}`;
+    expect(match![1]).toBe(createHmac('sha256', secret).update(unsigned).digest('hex'));
+    expect(parseSnapshot(result.snapshot, { secret }).runId).toBe(result.runId);
+  });
+
+  it('refuses an edited, unsigned or wrongly signed snapshot with SNAPSHOT_TAMPERED', async () => {
+    const { agent, result } = await pausedOnQuestion({ snapshot: { secret } });
+    const edited = result.snapshot.replace('K562-dTAG', 'K562-dTAH');
+    expect(await codeOf(answerQuestion(agent, edited, { answers: 'K562-dTAG' }))).toBe('SNAPSHOT_TAMPERED');
+    const unsigned = result.snapshot.replace(/,"sig":"[0-9a-f]{64}"\}$/, '}');
+    expect(await codeOf(answerQuestion(agent, unsigned, { answers: 'K562-dTAG' }))).toBe('SNAPSHOT_TAMPERED');
+    expect(() => parseSnapshot(result.snapshot, { secret: 'other' })).toThrow(SnapshotError);
+    const r2 = await answerQuestion(agent, result.snapshot, { answers: 'K562-dTAG' });
+    expect(r2.status).toBe('completed');
+  });
+
+  it('an agent without a secret ignores the signature', async () => {
+    const { result } = await pausedOnQuestion({ snapshot: { secret } });
+    const plain = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done']);
+    const r2 = await answerQuestion(plain, result.snapshot, { answers: 'K562-dTAG' });
+    expect(r2.status).toBe('completed');
+  });
+});
+
+describe('unreadable snapshots', () => {
+  it.each([
+    ['garbage', 'not json at all'],
+    ['a JSON array', '[]'],
+    ['another format', '{"format":"other","version":1}'],
+    ['an envelope without state', '{"format":"turnkit.snapshot","version":1,"agent":"inventory"}'],
+  ])('refuses %s with SNAPSHOT_INVALID', async (_name, text) => {
+    const { agent } = await pausedOnQuestion();
+    expect(await codeOf(answerQuestion(agent, text, { answers: 'x' }))).toBe('SNAPSHOT_INVALID');
+  });
+
+  it('refuses a non-string', async () => {
+    const { agent } = await pausedOnQuestion();
+    expect(await codeOf(answerQuestion(agent, 42 as unknown as string, { answers: 'x' }))).toBe(
+      'SNAPSHOT_INVALID',
+    );
+  });
+
+  it('refuses a newer format version with SNAPSHOT_VERSION, saying which it reads', async () => {
+    const { agent, result } = await pausedOnQuestion();
+    const newer = result.snapshot.replace('"version":1', '"version":2');
+    const error = await answerQuestion(agent, newer, { answers: 'x' }).catch((caught: Error) => caught);
+    expect((error as SnapshotError).code).toBe('SNAPSHOT_VERSION');
+    expect((error as Error).message).toContain('version 1');
+  });
+
+  it('refuses a transcript with an impossible message', async () => {
+    const { agent, result } = await pausedOnQuestion();
+    const envelope = JSON.parse(result.snapshot);
+    envelope.state.context.messages[0] = { role: 'wizard', content: 1 };
+    expect(await codeOf(answerQuestion(agent, JSON.stringify(envelope), { answers: 'x' }))).toBe(
+      'SNAPSHOT_INVALID',
+    );
+  });
+
+  it('never pollutes prototypes, whatever keys the snapshot holds', async () => {
+    const { agent, result } = await pausedOnQuestion();
+    const hostile = result.snapshot.replace(
+      '"format":"turnkit.snapshot"',
+      '"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"format":"turnkit.snapshot"',
+    );
+    const r2 = await answerQuestion(agent, hostile, { answers: 'K562-dTAG' });
+    expect(r2.status).toBe('completed');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const contextHostile = JSON.parse(result.snapshot);
+    contextHostile.context = { json: { a: 1 }, meta: { values: { __proto__: ['Date'] } } };
+    await codeOf(answerQuestion(agent, JSON.stringify(contextHostile), { answers: 'K562-dTAG' }));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('compatibility between pause and resume', () => {
+  it('allows new instructions and added tools', async () => {
+    const { result } = await pausedOnQuestion();
+    const changed = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done'], {
+      instructions: 'New instructions',
+      tools: [
+        queryTool(),
+        thawTool(),
+        askUserQuestion(),
+        defineTool({ name: 'extra', description: 'e', input: z.object({}), execute: () => 1 }),
+      ],
+    });
+    expect((await answerQuestion(changed, result.snapshot, { answers: 'K562-dTAG' })).status).toBe(
+      'completed',
+    );
+  });
+
+  it('refuses a resume when the pending call’s tool is gone, its schema changed, or the agent name differs', async () => {
+    const { result } = await pausedOnQuestion();
+    const withoutQuestions = makeAgent(['done'], { tools: [queryTool()] });
+    expect(await codeOf(answerQuestion(withoutQuestions, result.snapshot, { answers: 'K562-dTAG' }))).toBe(
+      'SNAPSHOT_INCOMPATIBLE',
+    );
+    const otherLimits = makeAgent(['done'], { tools: [askUserQuestion({ limits: { maxOptions: 6 } })] });
+    expect(await codeOf(answerQuestion(otherLimits, result.snapshot, { answers: 'K562-dTAG' }))).toBe(
+      'SNAPSHOT_INCOMPATIBLE',
+    );
+    const renamed = makeAgent(['done'], { name: 'other' });
+    expect(await codeOf(answerQuestion(renamed, result.snapshot, { answers: 'K562-dTAG' }))).toBe(
+      'SNAPSHOT_INCOMPATIBLE',
+    );
+  });
+
+  it('calls migrate when the agent version differs', async () => {
+    const { result } = await pausedOnQuestion({ version: '1' });
+    const seen: string[] = [];
+    const v2 = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done'], {
+      version: '2',
+      migrate: (decoded) => {
+        seen.push(decoded.agentVersion);
+        return { ...decoded, agentVersion: '2' };
+      },
+    });
+    const r2 = await answerQuestion(v2, result.snapshot, { answers: 'K562-dTAG' });
+    expect(seen).toEqual(['1']);
+    expect(JSON.parse(r2.snapshot).agentVersion).toBe('2');
+  });
+});
