@@ -6,6 +6,7 @@
 import type SuperJSON from 'superjson';
 import { TurnkitError } from './errors.js';
 import type { DecodedSnapshot } from './snapshot.js';
+import { answerSubagentTool } from './subagents.js';
 import type { Tool } from './tools.js';
 import type { ModelAdapter, ToolSpec } from './types.js';
 
@@ -74,7 +75,12 @@ export function defineAgent(config: AgentConfig): Agent {
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new TurnkitError('CONFIG_INVALID', `Agent ${config.name}: maxSteps must be a positive integer.`);
   }
-  const tools = config.tools ?? [];
+  const tools = [...(config.tools ?? [])];
+  // An agent tool under the `parent` policy hands its child's questions to this agent's model,
+  // which answers them with the built-in answer_subagent tool.
+  if (tools.some((tool) => tool.kind === 'function' && tool.subagent?.questions === 'parent')) {
+    if (!tools.some((tool) => tool.name === 'answer_subagent')) tools.push(answerSubagentTool());
+  }
   const toolIndex = new Map<string, Tool>();
   for (const tool of tools) {
     if (toolIndex.has(tool.name)) {

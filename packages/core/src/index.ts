@@ -44,12 +44,17 @@ export type { DecodedSnapshot } from './snapshot.js';
 export { parseSnapshot, SNAPSHOT_VERSION } from './snapshot.js';
 export type { PutOptions, SnapshotStore, StoredSnapshot } from './stores.js';
 export { memoryStore, staleWriteError } from './stores.js';
+export type { AgentTool, AgentToolOptions } from './subagents.js';
+export { agentTool, answerSubagentTool } from './subagents.js';
 export type {
+  AnyFunctionTool,
   ApprovalDecider,
   AskUserQuestionOptions,
   FunctionTool,
   FunctionToolConfig,
   QuestionTool,
+  SubagentBinding,
+  SubagentQuestionPolicy,
   Tool,
   ToolContext,
 } from './tools.js';

@@ -135,8 +135,8 @@ async function executeStep(run: Run): Promise<void> {
   if (run.options.signal?.aborted && stateOf(run) === 'executingTools') send(run, { type: 'ABORT' });
 }
 
-/** Drives the machine until it rests, then emits the turn's end event and writes the snapshot. */
-export async function continueTurn(run: Run): Promise<TurnResult> {
+/** Drives the machine until it rests and emits the turn's end event (sub-agents stop here). */
+export async function driveToRest(run: Run): Promise<void> {
   for (;;) {
     const state = stateOf(run);
     if (state !== 'callingModel' && state !== 'executingTools') break;
@@ -164,6 +164,11 @@ export async function continueTurn(run: Run): Promise<TurnResult> {
     default:
       emit(run, { type: 'turn_aborted' });
   }
+}
+
+/** Drives the machine until it rests, then writes the snapshot and the result. */
+export async function continueTurn(run: Run): Promise<TurnResult> {
+  await driveToRest(run);
   return resultOf(run, encodeRun(run));
 }
 

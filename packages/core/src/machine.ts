@@ -36,13 +36,34 @@ export interface StoredInteraction {
 export interface StepCall {
   toolCallId: string;
   toolName: string;
-  /** queued: not run yet; approved: run after approval; pending: waits for a human; done: has its result. */
-  status: 'queued' | 'approved' | 'pending' | 'done';
+  /**
+   * queued: not run yet; approved: run after approval; pending: waits for a human (here or in its
+   * sub-agent); resuming: its sub-agent got its answers and goes on when the step runs; done: has its result.
+   */
+  status: 'queued' | 'approved' | 'pending' | 'resuming' | 'done';
   result?: string;
   interaction?: StoredInteraction;
   /** Approved calls: the input to run, as JSON text (edited by the human or as the model sent it). */
   approvedInput?: string;
   edited?: boolean;
+  /** Sub-agent calls: the paused child's machine state (its own transcript, not a copy of ours). */
+  child?: ChildState;
+}
+
+/** The machine state of a paused sub-agent, kept inside its parent's step. */
+export interface ChildState {
+  value: LoopStateName;
+  context: LoopContext;
+}
+
+/** A sub-agent paused under the `parent` policy, waiting for the parent model's `answer_subagent`. */
+export interface ParkedChild {
+  /** Unique per child: the prefix of its interaction ids. */
+  key: string;
+  /** The agent tool that started it, and the call. */
+  toolName: string;
+  toolCallId: string;
+  state: ChildState;
 }
 
 /** The small record kept per resolved interaction (audit, and idempotent repeated answers). */
@@ -53,6 +74,8 @@ export interface ResolvedRecord {
   resolution: ResolutionKind;
   at: string;
   answers?: NormalizedAnswer[];
+  /** Questions: as asked, so a repeated answer can be normalised after the call is gone. */
+  questions?: Question[];
   /** JSON text of the human's edited approval input. */
   editedInput?: string;
   rationale?: string;
@@ -71,22 +94,34 @@ export interface LoopContext {
   maxSteps: number;
   output: string | null;
   error: { code: string; message: string } | null;
+  /** Sub-agents paused under the `parent` policy (absent when none). */
+  parked?: ParkedChild[];
 }
 
 /** What a tool call came to when the step ran: a result, or an interaction to wait for. */
-export type StepOutcome =
-  | { toolCallId: string; result: string }
-  | { toolCallId: string; interaction: StoredInteraction };
+export type StepOutcome = { toolCallId: string } & (CallResult | { interaction: StoredInteraction });
+
+/** How the parked sub-agents change: `entry` null removes the child under `key`. */
+export interface ParkUpdate {
+  key: string;
+  entry: ParkedChild | null;
+}
+
+/** What a call that ran came to: a result (maybe parking or unparking a sub-agent), or a paused sub-agent. */
+export type CallResult = { result: string; park?: ParkUpdate } | { child: ChildState };
 
 /** A human's decision on one pending call, prepared (validated and formatted) by the interpreter. */
 export interface Resolution {
   toolCallId: string;
-  record: ResolvedRecord;
+  /** Records to keep: the interaction's own, or those of sub-agent interactions routed through this call. */
+  records: ResolvedRecord[];
   /** The tool result, when the decision settles the call (answers, rejection, cancel, timeout). */
   result?: string;
   /** Approvals: the input to run (JSON text). */
   runInput?: string;
   edited?: boolean;
+  /** Sub-agent calls: the child's state after it took the responses. */
+  child?: ChildState;
 }
 
 /** Events the interpreter sends. */
@@ -118,12 +153,45 @@ export const SUPERSEDED_RESULT = toolErrorResult(
   'The user sent a new message instead of answering; this call was dropped. Read the new message and continue from it.',
 );
 
+/** Interactions waiting for a human, in call order, including those of paused sub-agents. */
+export function pendingInteractions(context: LoopContext): StoredInteraction[] {
+  const pending: StoredInteraction[] = [];
+  for (const call of context.step ?? []) {
+    if (call.status !== 'pending') continue;
+    if (call.child) pending.push(...pendingInteractions(call.child.context));
+    else if (call.interaction) pending.push(call.interaction);
+  }
+  return pending;
+}
+
 function withOutcome(call: StepCall, outcome: StepOutcome): StepCall {
-  if ('result' in outcome) return { ...call, status: 'done', result: outcome.result };
+  if ('result' in outcome) {
+    const { child: _dropped, ...rest } = call;
+    return { ...rest, status: 'done', result: outcome.result };
+  }
+  if ('child' in outcome) return { ...call, status: 'pending', child: outcome.child };
   return { ...call, status: 'pending', interaction: outcome.interaction };
 }
 
+function withParked(parked: ParkedChild[] | undefined, outcomes: StepOutcome[]): ParkedChild[] | undefined {
+  let next = parked;
+  for (const outcome of outcomes) {
+    if (!('park' in outcome) || !outcome.park) continue;
+    const { key, entry } = outcome.park;
+    next = (next ?? []).filter((item) => item.key !== key);
+    if (entry) next = next.concat(entry);
+  }
+  return next && next.length > 0 ? next : undefined;
+}
+
 function withResolution(call: StepCall, resolution: Resolution): StepCall {
+  if (resolution.child) {
+    return {
+      ...call,
+      status: resolution.child.value === 'waitingInput' ? 'pending' : 'resuming',
+      child: resolution.child,
+    };
+  }
   if (resolution.result !== undefined) {
     const { interaction: _resolved, ...rest } = call;
     return { ...rest, status: 'done', result: resolution.result };
@@ -143,7 +211,9 @@ export const agentMachine = setup({
       event.type === 'MODEL_RESPONDED' && (event.message.tool_calls?.length ?? 0) > 0,
     stepBudgetExhausted: ({ context }) => context.modelCalls >= context.maxSteps,
     hasRunnableCalls: ({ context }) =>
-      context.step?.some((call) => call.status === 'queued' || call.status === 'approved') ?? false,
+      context.step?.some(
+        (call) => call.status === 'queued' || call.status === 'approved' || call.status === 'resuming',
+      ) ?? false,
     hasPendingInteractions: ({ context }) => context.step?.some((call) => call.status === 'pending') ?? false,
   },
   actions: {
@@ -188,6 +258,7 @@ export const agentMachine = setup({
           return outcome ? withOutcome(call, outcome) : call;
         }),
         interactionCount: context.interactionCount + created,
+        parked: withParked(context.parked, event.outcomes),
       };
     }),
     applyResolutions: assign(({ context, event }) => {
@@ -198,7 +269,7 @@ export const agentMachine = setup({
           const resolution = byCall.get(call.toolCallId);
           return resolution && call.status === 'pending' ? withResolution(call, resolution) : call;
         }),
-        resolved: context.resolved.concat(event.resolutions.map((resolution) => resolution.record)),
+        resolved: context.resolved.concat(event.resolutions.flatMap((resolution) => resolution.records)),
       };
     }),
     supersedeOpenCalls: assign(({ context, event }) => {
@@ -206,9 +277,13 @@ export const agentMachine = setup({
       const records: ResolvedRecord[] = [];
       const step = context.step.map((call): StepCall => {
         if (call.status === 'done') return call;
-        if (call.interaction) {
-          const { id, kind } = call.interaction;
-          records.push({ id, kind, toolCallId: call.toolCallId, resolution: 'superseded', at: event.at });
+        const open = call.child
+          ? pendingInteractions(call.child.context)
+          : call.interaction
+            ? [call.interaction]
+            : [];
+        for (const { id, kind, toolCallId } of call.status === 'pending' ? open : []) {
+          records.push({ id, kind, toolCallId, resolution: 'superseded', at: event.at });
         }
         return {
           toolCallId: call.toolCallId,

@@ -7,11 +7,12 @@
 import type { Agent } from './agent.js';
 import { AnswerError, type AnswerIssue, StateError } from './errors.js';
 import { beginTurn, continueTurn } from './loop.js';
-import type { Resolution, ResolvedRecord, StoredInteraction } from './machine.js';
+import type { Resolution, ResolvedRecord, StepCall, StoredInteraction } from './machine.js';
 import { formatAnswersResult, formatDefaultedResult, normalizeAnswers } from './questions/index.js';
 import { toolErrorResult } from './results.js';
 import { emit, loadRun, notWaiting, now, pendingOf, type Run, resultOf, send, stateOf } from './run.js';
 import { checkToolInput } from './step.js';
+import { childRunFor, childState } from './subagents.js';
 import type { Answers, InteractionResponse, TurnOptions, TurnResult } from './types.js';
 
 /** A response whose `id` may be left out when exactly one interaction is pending. */
@@ -49,17 +50,17 @@ export function expiredResolution(interaction: StoredInteraction, at: string): R
       'approval_timeout',
       `Nobody approved ${interaction.toolName} before ${deadline}, so it did not run. Ask again or choose another way.`,
     );
-    return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'timed_out' }, result };
+    return { toolCallId: interaction.toolCallId, records: [{ ...base, resolution: 'timed_out' }], result };
   }
   if (interaction.onExpire === 'recommended') {
     const result = formatDefaultedResult(interaction.questions ?? [], deadline);
-    return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'defaulted' }, result };
+    return { toolCallId: interaction.toolCallId, records: [{ ...base, resolution: 'defaulted' }], result };
   }
   const result = toolErrorResult(
     'question_timeout',
     `The user did not answer before ${deadline}. Make a reasonable assumption, say so, and go on.`,
   );
-  return { toolCallId: interaction.toolCallId, record: { ...base, resolution: 'timed_out' }, result };
+  return { toolCallId: interaction.toolCallId, records: [{ ...base, resolution: 'timed_out' }], result };
 }
 
 const pathPart = (part: PropertyKey): string | number => (typeof part === 'number' ? part : String(part));
@@ -81,8 +82,8 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
       if (interaction.kind !== 'question') throw wrongKind(interaction, 'answer');
       const questions = interaction.questions ?? [];
       const answers = normalizeAnswers(questions, response.answers);
-      const record: ResolvedRecord = { ...base, resolution: 'answered', answers };
-      return { toolCallId, record, result: formatAnswersResult(questions, answers) };
+      const record: ResolvedRecord = { ...base, resolution: 'answered', answers, questions };
+      return { toolCallId, records: [record], result: formatAnswersResult(questions, answers) };
     }
     case 'approve': {
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'approve');
@@ -90,7 +91,7 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
       if (response.editedInput === undefined) {
         return {
           toolCallId,
-          record: { ...base, resolution: 'approved', ...rationale },
+          records: [{ ...base, resolution: 'approved', ...rationale }],
           runInput: interaction.input,
         };
       }
@@ -109,7 +110,7 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
       }
       const editedInput = JSON.stringify(response.editedInput);
       const record: ResolvedRecord = { ...base, resolution: 'approved', editedInput, ...rationale };
-      return { toolCallId, record, runInput: editedInput, edited: true };
+      return { toolCallId, records: [record], runInput: editedInput, edited: true };
     }
     case 'reject': {
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'reject');
@@ -119,7 +120,7 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
         { rationale: response.rationale ?? null },
       );
       const rationale = response.rationale !== undefined ? { rationale: response.rationale } : {};
-      return { toolCallId, record: { ...base, resolution: 'rejected', ...rationale }, result };
+      return { toolCallId, records: [{ ...base, resolution: 'rejected', ...rationale }], result };
     }
     case 'cancel': {
       const reason = response.reason ? ` Reason: ${response.reason}` : '';
@@ -134,21 +135,28 @@ function resolve(run: Run, interaction: StoredInteraction, response: ResponseInp
               `The approval of ${interaction.toolName} was cancelled, so it did not run.${reason}`,
             );
       const rationale = response.reason !== undefined ? { rationale: response.reason } : {};
-      return { toolCallId, record: { ...base, resolution: 'cancelled', ...rationale }, result };
+      return { toolCallId, records: [{ ...base, resolution: 'cancelled', ...rationale }], result };
     }
   }
 }
 
+/** A resolution before it is applied; calls of paused sub-agents carry the child's own resolutions. */
+export type PreparedResolution = Resolution & { nested?: { run: Run; resolutions: PreparedResolution[] } };
+
 /**
- * Validates responses against the run's pending interactions and turns them into resolutions.
- * Throws (and changes nothing) on the first response that does not fit.
+ * Validates responses against the run's pending interactions (a sub-agent's included: those are
+ * routed down to the child) and turns them into resolutions. Throws, and changes nothing, on the
+ * first response that does not fit.
  */
-export function prepareResolutions(run: Run, responses: ResponseInput[]): Resolution[] {
+export function prepareResolutions(run: Run, responses: ResponseInput[]): PreparedResolution[] {
   if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'respond');
-  const pending = pendingOf(run.state.context);
+  const context = run.state.context;
+  const pending = pendingOf(context);
   const at = now(run);
   const seen = new Set<string>();
-  return responses.map((response) => {
+  const prepared: PreparedResolution[] = [];
+  const routed = new Map<StepCall, ResponseInput[]>();
+  for (const response of responses) {
     const interaction = findInteraction(run, pending, response.id);
     if (seen.has(interaction.id)) {
       throw new AnswerError(
@@ -157,17 +165,49 @@ export function prepareResolutions(run: Run, responses: ResponseInput[]): Resolu
       );
     }
     seen.add(interaction.id);
-    if (interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt)) {
-      return expiredResolution(interaction, at.toISOString());
+    const owner = context.step!.find(
+      (call) => call.status === 'pending' && call.interaction?.id === interaction.id,
+    );
+    if (owner) {
+      const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
+      prepared.push(
+        expired
+          ? expiredResolution(interaction, at.toISOString())
+          : resolve(run, interaction, response, at.toISOString()),
+      );
+      continue;
     }
-    return resolve(run, interaction, response, at.toISOString());
-  });
+    const parent = context.step!.find(
+      (call) =>
+        call.status === 'pending' &&
+        call.child &&
+        pendingOf(call.child.context).some((item) => item.id === interaction.id),
+    )!;
+    routed.set(parent, [...(routed.get(parent) ?? []), { ...response, id: interaction.id }]);
+  }
+  for (const [call, childResponses] of routed) {
+    const child = childRunFor(run, call.toolName, call.toolCallId, call.child!);
+    const resolutions = prepareResolutions(child, childResponses);
+    prepared.push({
+      toolCallId: call.toolCallId,
+      records: resolutions.flatMap((resolution) => resolution.records),
+      nested: { run: child, resolutions },
+    });
+  }
+  return prepared;
 }
 
-/** Applies prepared resolutions to the machine, with their events. */
-export function applyResolutions(run: Run, resolutions: Resolution[]): void {
+/** Applies prepared resolutions to the machine (children first), with their events. No effect runs. */
+export function applyResolutions(run: Run, prepared: PreparedResolution[]): void {
+  const resolutions = prepared.map(({ nested, ...resolution }): Resolution => {
+    if (!nested) return resolution;
+    applyResolutions(nested.run, nested.resolutions);
+    return { ...resolution, child: childState(nested.run) };
+  });
   send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
-  for (const { record, result } of resolutions) {
+  for (const { records, result, child } of resolutions) {
+    if (child) continue;
+    const record = records[0]!;
     emit(run, {
       type: 'interaction_resolved',
       interactionId: record.id,
@@ -251,10 +291,12 @@ export async function expire(agent: Agent, snapshot: string, options: TurnOption
     (interaction) => interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt),
   );
   if (expired.length === 0) return resultOf(run, snapshot);
-  beginTurn(run, 'expire');
-  applyResolutions(
+  // Expiry is checked before anything else, so any response to an expired interaction resolves it as expired.
+  const resolutions = prepareResolutions(
     run,
-    expired.map((interaction) => expiredResolution(interaction, at.toISOString())),
+    expired.map((interaction) => ({ id: interaction.id, type: 'cancel' as const })),
   );
+  beginTurn(run, 'expire');
+  applyResolutions(run, resolutions);
   return continueTurn(run);
 }

@@ -32,3 +32,13 @@ export function toolErrorResult(
 export function validationMessage(lines: string[]): string {
   return `Error: Validation failed\n${lines.join('\n')}`;
 }
+
+/** The `error_code` of an error result, or undefined for any other result text. */
+export function errorCodeOf(result: string): string | undefined {
+  if (!result.startsWith('{"ok":false')) return undefined;
+  try {
+    return (JSON.parse(result) as { error_code?: string }).error_code;
+  } catch {
+    return undefined;
+  }
+}

@@ -12,6 +12,7 @@ import {
   type LoopContext,
   type LoopEvent,
   type LoopStateName,
+  pendingInteractions,
   type StoredInteraction,
 } from './machine.js';
 import {
@@ -46,6 +47,10 @@ export interface Run {
   agent: Agent;
   runId: string;
   agentPath: string[];
+  /** Prefix of this agent's interaction ids: its name, or for a sub-agent its parent's prefix, name and call. */
+  idPrefix: string;
+  /** For a sub-agent: the run that called it (events go to the top run). */
+  parent?: Run;
   turn: number;
   seq: number;
   state: MachineState;
@@ -77,6 +82,7 @@ export function newRun(agent: Agent, runId: string, context: unknown, options: T
     agent,
     runId,
     agentPath: [agent.name],
+    idPrefix: agent.name,
     turn: 0,
     seq: 0,
     state: agentMachine.resolveState({ value: 'idle', context: agentMachine.config.context as LoopContext }),
@@ -107,7 +113,12 @@ export function decodeFor(agent: Agent, snapshot: string): DecodedSnapshot {
 
 /** A pending or approved call can only resume when its tool still exists with the same input schema. */
 function checkPendingTools(agent: Agent, context: LoopContext): void {
+  for (const parked of context.parked ?? []) checkChild(agent, parked.toolName, parked.state.context);
   for (const call of context.step ?? []) {
+    if (call.child && call.status !== 'done') {
+      checkChild(agent, call.toolName, call.child.context);
+      continue;
+    }
     if ((call.status !== 'pending' && call.status !== 'approved') || !call.interaction) continue;
     const tool = agent.toolIndex.get(call.toolName);
     if (!tool) {
@@ -125,6 +136,17 @@ function checkPendingTools(agent: Agent, context: LoopContext): void {
   }
 }
 
+function checkChild(agent: Agent, toolName: string, context: LoopContext): void {
+  const tool = agent.toolIndex.get(toolName);
+  if (tool?.kind !== 'function' || !tool.subagent) {
+    throw new SnapshotError(
+      'SNAPSHOT_INCOMPATIBLE',
+      `The run holds a paused sub-agent started by tool ${toolName}, which agent ${agent.name} no longer has as an agent tool: restore it to resume.`,
+    );
+  }
+  checkPendingTools(tool.subagent.agent, context);
+}
+
 /** Loads a run from a snapshot string. `context`, when given, replaces the stored one. */
 export function loadRun(agent: Agent, snapshot: string, options: TurnOptions, context?: unknown): Run {
   const decoded = decodeFor(agent, snapshot);
@@ -132,6 +154,7 @@ export function loadRun(agent: Agent, snapshot: string, options: TurnOptions, co
     agent,
     runId: decoded.runId,
     agentPath: [agent.name],
+    idPrefix: agent.name,
     turn: decoded.turn,
     seq: decoded.seq,
     state: agentMachine.resolveState(decoded.state),
@@ -153,19 +176,26 @@ export function stateOf(run: Run): LoopStateName {
   return run.state.value as LoopStateName;
 }
 
-/** Records an event and hands it to `onEvent`, whose failures never reach the run. */
+/**
+ * Records an event and hands it to `onEvent`, whose failures never reach the run. A sub-agent's
+ * events go to the top run, numbered in its sequence and tagged with the sub-agent's `agentPath`;
+ * its own `turn_*` events are not forwarded.
+ */
 export function emit(run: Run, body: EventBody): void {
+  let top = run;
+  while (top.parent) top = top.parent;
+  if (top !== run && body.type.startsWith('turn_')) return;
   const event = {
     ...body,
-    runId: run.runId,
-    turn: run.turn,
-    seq: ++run.seq,
-    at: now(run).toISOString(),
+    runId: top.runId,
+    turn: top.turn,
+    seq: ++top.seq,
+    at: now(top).toISOString(),
     agentPath: run.agentPath,
   } as AgentEvent;
-  run.events.push(event);
+  top.events.push(event);
   try {
-    run.options.onEvent?.(event);
+    top.options.onEvent?.(event);
   } catch {
     // An observer's bug must not change the run it observes.
   }
@@ -203,14 +233,8 @@ export function toPending(interaction: StoredInteraction): PendingInteraction {
   return { id, kind, toolCallId, toolName, agentPath, createdAt, expiresAt, payload };
 }
 
-/** Interactions of the current step still waiting for a human, in call order. */
-export function pendingOf(context: LoopContext): StoredInteraction[] {
-  const pending: StoredInteraction[] = [];
-  for (const call of context.step ?? []) {
-    if (call.status === 'pending' && call.interaction) pending.push(call.interaction);
-  }
-  return pending;
-}
+/** Interactions of the current step still waiting for a human, in call order (sub-agents' included). */
+export const pendingOf = pendingInteractions;
 
 /** Writes the run to a snapshot string. */
 export function encodeRun(run: Run, lease?: { owner: string; expiresAt: string }): string {

@@ -141,16 +141,15 @@ export function createSessions(config: SessionsConfig): Sessions {
     if (response.id !== undefined) record = resolved.find((item) => item.id === response.id);
     else if (pendingIds.length === 0) record = resolved[resolved.length - 1];
     if (!record) return null;
-    return sameDecision(run, record, response) ? 'same' : 'different';
+    return sameDecision(record, response) ? 'same' : 'different';
   }
 
-  function sameDecision(run: Run, record: ResolvedRecord, response: ResponseInput): boolean {
+  function sameDecision(record: ResolvedRecord, response: ResponseInput): boolean {
     switch (response.type) {
       case 'answer': {
         if (record.resolution !== 'answered' || !record.answers) return false;
-        const questions = questionsOf(run, record.toolCallId);
         try {
-          return sameAnswers(record.answers, normalizeAnswers(questions, response.answers));
+          return sameAnswers(record.answers, normalizeAnswers(record.questions ?? [], response.answers));
         } catch {
           return false;
         }
@@ -166,22 +165,6 @@ export function createSessions(config: SessionsConfig): Sessions {
       case 'cancel':
         return record.resolution === 'cancelled';
     }
-  }
-
-  /** The questions of a question call, read back from the transcript (records keep only answers). */
-  function questionsOf(run: Run, toolCallId: string) {
-    const messages = run.state.context.messages;
-    for (let index = messages.length - 1; index >= 0; index--) {
-      const message = messages[index]!;
-      const call =
-        message.role === 'assistant' ? message.tool_calls?.find((item) => item.id === toolCallId) : undefined;
-      if (!call) continue;
-      const tool = agent.toolIndex.get(call.function.name);
-      if (tool?.kind !== 'question') return [];
-      const parsed = tool.parse(call.function.arguments);
-      return parsed.ok ? parsed.questions : [];
-    }
-    return [];
   }
 
   async function respond(

@@ -86,20 +86,56 @@ const interactionSchema = z.object({
   createdAt: z.string(),
   expiresAt: z.string().nullable(),
   schemaHash: z.string(),
-  questions: z.array(z.any()).optional(),
+  questions: z
+    .array(
+      z.object({
+        id: z.string(),
+        question: z.string(),
+        header: z.string(),
+        options: z
+          .array(z.object({ label: z.string(), description: z.string(), preview: z.string().optional() }))
+          .min(1),
+        multiSelect: z.boolean(),
+      }),
+    )
+    .optional(),
   onExpire: z.enum(['timeout', 'recommended']).optional(),
   input: z.string().optional(),
   reason: z.string().optional(),
 });
 
+const childStateSchema = z.object({
+  value: z.enum(stateNames),
+  get context() {
+    return loopContextSchema;
+  },
+});
+
 const stepCallSchema = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
-  status: z.enum(['queued', 'approved', 'pending', 'done']),
+  status: z.enum(['queued', 'approved', 'pending', 'resuming', 'done']),
   result: z.string().optional(),
   interaction: interactionSchema.optional(),
   approvedInput: z.string().optional(),
   edited: z.boolean().optional(),
+  child: childStateSchema.optional(),
+});
+
+const loopContextSchema = z.object({
+  messages: z.array(z.unknown()),
+  step: z.array(stepCallSchema).nullable(),
+  resolved: z.array(z.object({ id: z.string(), toolCallId: z.string() }).loose()),
+  interactionCount: z.number().int().nonnegative(),
+  modelCalls: z.number().int().nonnegative(),
+  maxSteps: z.number().int().positive(),
+  output: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  parked: z
+    .array(
+      z.object({ key: z.string(), toolName: z.string(), toolCallId: z.string(), state: childStateSchema }),
+    )
+    .optional(),
 });
 
 const envelopeSchema = z.object({
@@ -111,19 +147,7 @@ const envelopeSchema = z.object({
   createdAt: z.string(),
   context: z.object({ json: z.unknown(), meta: z.any().optional() }).nullable(),
   lease: z.object({ owner: z.string(), expiresAt: z.string() }).optional(),
-  state: z.object({
-    value: z.enum(stateNames),
-    context: z.object({
-      messages: z.array(z.unknown()),
-      step: z.array(stepCallSchema).nullable(),
-      resolved: z.array(z.object({ id: z.string(), toolCallId: z.string() }).loose()),
-      interactionCount: z.number().int().nonnegative(),
-      modelCalls: z.number().int().nonnegative(),
-      maxSteps: z.number().int().positive(),
-      output: z.string().nullable(),
-      error: z.object({ code: z.string(), message: z.string() }).nullable(),
-    }),
-  }),
+  state: childStateSchema,
 });
 
 /**
@@ -161,6 +185,52 @@ function checkMessages(messages: unknown[]): string | null {
     } else {
       return `state.context.messages[${index}].role is not a chat role`;
     }
+  }
+  return null;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The state must agree with its step: waiting needs something pending, pending calls need what they wait on. */
+function checkStep(value: LoopStateName, context: LoopContext): string | null {
+  let waiting = 0;
+  for (const call of context.step ?? []) {
+    if (call.status !== 'pending') continue;
+    if (!call.interaction && !call.child) return `step call ${call.toolCallId} is pending on nothing`;
+    if (call.interaction?.kind === 'approval' && !isJson(call.interaction.input ?? '')) {
+      return `the approval input of ${call.toolCallId} is not JSON`;
+    }
+    if (call.interaction?.kind === 'question' && !call.interaction.questions?.length) {
+      return `the question call ${call.toolCallId} has no questions`;
+    }
+    if (call.child && call.child.value !== 'waitingInput')
+      return `the sub-agent of ${call.toolCallId} is not waiting`;
+    waiting++;
+  }
+  if (value === 'waitingInput' && waiting === 0) return 'the run waits for input, but nothing is pending';
+  if ((value === 'executingTools' || value === 'waitingInput') && !context.step)
+    return `state ${value} has no step`;
+  return null;
+}
+
+/** Checks the transcript and step of a run and of every sub-agent held inside it. */
+function checkTranscripts(context: LoopContext, value: LoopStateName): string | null {
+  const problem = checkMessages(context.messages) ?? checkStep(value, context);
+  if (problem) return problem;
+  for (const call of context.step ?? []) {
+    const nested = call.child ? checkTranscripts(call.child.context, call.child.value) : null;
+    if (nested) return `a sub-agent's ${nested}`;
+  }
+  for (const parked of context.parked ?? []) {
+    const nested = checkTranscripts(parked.state.context, parked.state.value);
+    if (nested) return `a sub-agent's ${nested}`;
   }
   return null;
 }
@@ -204,23 +274,13 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
     const issue = result.error.issues[0]!;
     throw invalid(`${issue.path.join('.') || 'envelope'}: ${issue.message}`);
   }
-  const problem = checkMessages(result.data.state.context.messages);
+  const problem = checkTranscripts(
+    result.data.state.context as unknown as LoopContext,
+    result.data.state.value,
+  );
   if (problem) throw invalid(problem);
-  const decoded = envelope as DecodedSnapshot;
-  // zod returned clean copies of the small parts; keep them, and the checked transcript as parsed.
-  return {
-    ...decoded,
-    ...result.data,
-    format: FORMAT,
-    version: SNAPSHOT_VERSION,
-    state: {
-      value: result.data.state.value,
-      context: {
-        ...(result.data.state.context as unknown as LoopContext),
-        messages: decoded.state.context.messages,
-      },
-    },
-  } as DecodedSnapshot;
+  // zod returns fresh objects holding only the known keys; messages keep their parsed elements.
+  return { ...result.data, format: FORMAT, version: SNAPSHOT_VERSION } as unknown as DecodedSnapshot;
 }
 
 /**
@@ -289,7 +349,26 @@ export function assertSerializable(
 export function serializeContext(value: unknown, serializer: SuperJSON | undefined): SuperJSONResult | null {
   if (value === undefined) return null;
   assertSerializable(value, serializer);
-  return serializer ? serializer.serialize(value as never) : SuperJSON.serialize(value as never);
+  try {
+    return serializer ? serializer.serialize(value as never) : SuperJSON.serialize(value as never);
+  } catch (error) {
+    throw new TurnkitError(
+      'CONTEXT_UNSERIALIZABLE',
+      `superjson cannot serialize the run context: ${(error as Error).message}. Keep only plain data in it.`,
+      { cause: error },
+    );
+  }
+}
+
+const HOSTILE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** superjson refuses these keys when writing, so a snapshot that holds them was not written by TurnKit. */
+function hasHostileKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasHostileKey);
+  return Object.keys(value).some(
+    (key) => HOSTILE_KEYS.has(key) || hasHostileKey((value as Record<string, unknown>)[key]),
+  );
 }
 
 /** Restores the application context. */
@@ -298,6 +377,7 @@ export function deserializeContext(
   serializer: SuperJSON | undefined,
 ): unknown {
   if (value === null) return undefined;
+  if (hasHostileKey(value.json)) throw invalid('its context holds a __proto__, constructor or prototype key');
   try {
     return serializer ? serializer.deserialize(value) : SuperJSON.deserialize(value);
   } catch (error) {

@@ -6,14 +6,15 @@
  */
 import type { z } from 'zod';
 import { formatIssuePath } from './errors.js';
-import type { StepCall, StepOutcome, StoredInteraction } from './machine.js';
-import { toolErrorResult, validationMessage } from './results.js';
+import type { CallResult, StepCall, StepOutcome, StoredInteraction } from './machine.js';
+import { errorCodeOf, toolErrorResult, validationMessage } from './results.js';
 import { emit, now, type Run } from './run.js';
+import { runAnswerSubagent, runSubagentCall } from './subagents.js';
 import type { AnyFunctionTool, QuestionTool, ToolContext } from './tools.js';
 import type { ToolCall } from './types.js';
 
 type Draft = Omit<StoredInteraction, 'id' | 'agentPath' | 'createdAt' | 'toolCallId' | 'toolName'>;
-type CallOutcome = { result: string } | { draft: Draft } | undefined;
+type CallOutcome = CallResult | { draft: Draft } | undefined;
 
 const ABORTED = Symbol('aborted');
 
@@ -126,9 +127,7 @@ async function execute(
     const message = error instanceof Error ? error.message : String(error);
     result = toolErrorResult('tool_error', `${tool.name} failed: ${message}`);
   }
-  const errorCode = result.startsWith('{"ok":false')
-    ? (JSON.parse(result) as { error_code: string }).error_code
-    : undefined;
+  const errorCode = errorCodeOf(result);
   emit(run, {
     type: 'tool_finished',
     toolCallId: call.id,
@@ -223,6 +222,28 @@ async function runCall(
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
+  if (tool.builtin === 'answer_subagent') return runAnswerSubagent(run, tool, call);
+  if (tool.subagent) {
+    emit(run, { type: 'tool_started', toolCallId: call.id, toolName: tool.name });
+    run.usage.toolCalls++;
+    const outcome = await runSubagentCall(
+      run,
+      tool,
+      call,
+      stepCall.status === 'resuming' ? stepCall.child : undefined,
+    );
+    if (outcome && 'result' in outcome) {
+      const errorCode = errorCodeOf(outcome.result);
+      emit(run, {
+        type: 'tool_finished',
+        toolCallId: call.id,
+        toolName: tool.name,
+        ok: !errorCode,
+        ...(errorCode ? { errorCode } : {}),
+      });
+    }
+    return outcome;
+  }
   if (stepCall.status === 'approved') {
     const raw = stepCall.approvedInput ?? call.function.arguments;
     const parsed = parseToolInput(tool, raw);
@@ -243,7 +264,9 @@ export async function runStep(run: Run): Promise<StepOutcome[]> {
   const isQuestion = (stepCall: StepCall) => run.agent.toolIndex.get(stepCall.toolName)?.kind === 'question';
   const notAlone =
     run.agent.parallel === 'reject' && step.some(isQuestion) && step.some((call) => !isQuestion(call));
-  const runnable = step.filter((call) => call.status === 'queued' || call.status === 'approved');
+  const runnable = step.filter(
+    (call) => call.status === 'queued' || call.status === 'approved' || call.status === 'resuming',
+  );
   const aborted = untilAborted(run.options.signal);
   const settled = await Promise.all(
     runnable.map(async (stepCall) => {
@@ -261,7 +284,7 @@ export async function runStep(run: Run): Promise<StepOutcome[]> {
     const outcome = settled[index];
     if (!outcome) return;
     if ('result' in outcome) {
-      outcomes.push({ toolCallId: stepCall.toolCallId, result: outcome.result });
+      outcomes.push({ toolCallId: stepCall.toolCallId, ...outcome });
       return;
     }
     if (run.agent.parallel === 'single' && waiting > 0) {
@@ -273,9 +296,13 @@ export async function runStep(run: Run): Promise<StepOutcome[]> {
       return;
     }
     waiting++;
+    if ('child' in outcome) {
+      outcomes.push({ toolCallId: stepCall.toolCallId, child: outcome.child });
+      return;
+    }
     const interaction: StoredInteraction = {
       ...outcome.draft,
-      id: `${run.agentPath.join('/')}:${++created}`,
+      id: `${run.idPrefix}:${++created}`,
       toolCallId: stepCall.toolCallId,
       toolName: stepCall.toolName,
       agentPath: run.agentPath,

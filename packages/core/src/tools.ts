@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { Agent } from './agent.js';
 import { TurnkitError } from './errors.js';
 import {
   defaultQuestionDescription,
@@ -105,6 +106,19 @@ export interface AnyFunctionTool {
   approvalTimeoutMs?: number;
   spec: ToolSpec;
   schemaHash: string;
+  /** Set on tools made by `agentTool`: the loop runs the child agent instead of `execute`. */
+  subagent?: SubagentBinding;
+  /** Set on the built-in `answer_subagent` tool. */
+  builtin?: 'answer_subagent';
+}
+
+/** How a sub-agent's own questions and approvals travel (see `agentTool`). */
+export type SubagentQuestionPolicy = 'bubble' | 'parent' | 'reject';
+
+/** What ties an agent tool to its child agent. */
+export interface SubagentBinding {
+  agent: Agent;
+  questions: SubagentQuestionPolicy;
 }
 
 /** Any tool an agent can hold. Sub-agent tools (`agentTool`) are function tools too. */

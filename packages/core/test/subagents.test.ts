@@ -1,0 +1,385 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  agentTool,
+  answerQuestion,
+  approve,
+  askUserQuestion,
+  cancelQuestion,
+  defineAgent,
+  defineTool,
+  expire,
+  runTurn,
+  type SubagentQuestionPolicy,
+} from '../src/index.js';
+import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
+import { ask, errorCode, expectOneResultPerCall, toolResults } from './helpers.js';
+
+const colorQuestion = { question: 'Which colour?', header: 'Colour', options: ['Red', 'Blue'] };
+const lastContent = (request: { messages: { content: string | null }[] }) =>
+  request.messages.at(-1)?.content ?? '';
+
+function lookupTool(log: string[]) {
+  return defineTool({
+    name: 'lookup',
+    description: 'l',
+    input: z.object({ q: z.string() }),
+    execute: ({ q }) => {
+      log.push(q);
+      return `found ${q}`;
+    },
+  });
+}
+
+function deleteTool(log: string[]) {
+  return defineTool({
+    name: 'delete_file',
+    description: 'd',
+    input: z.object({ path: z.string() }),
+    needsApproval: true,
+    execute: ({ path }) => {
+      log.push(`deleted ${path}`);
+      return 'deleted';
+    },
+  });
+}
+
+function childAgent(name: string, steps: ScriptedStep[], log: string[] = []) {
+  return defineAgent({
+    name,
+    instructions: `You are ${name}.`,
+    model: scriptedModel(steps),
+    tools: [lookupTool(log), deleteTool(log), askUserQuestion()],
+  });
+}
+
+function parentAgent(
+  child: ReturnType<typeof childAgent>,
+  steps: ScriptedStep[],
+  questions?: SubagentQuestionPolicy,
+) {
+  return defineAgent({
+    name: 'lead',
+    instructions: 'You lead.',
+    model: scriptedModel(steps),
+    tools: [agentTool(child, { name: 'delegate', ...(questions ? { questions } : {}) }), askUserQuestion()],
+  });
+}
+
+const delegate = (input: string, id = 'd1') => ({ id, name: 'delegate', arguments: { input } });
+
+describe('agentTool, bubble (default)', () => {
+  it('pauses the parent on the child question, routes the answer down, and returns the child output as the tool result', async () => {
+    const log: string[] = [];
+    let parentCalls = 0;
+    const child = childAgent(
+      'researcher',
+      [
+        { toolCalls: [{ name: 'lookup', arguments: { q: 'stock' } }] },
+        { toolCalls: [ask([colorQuestion])] },
+        (request) => `child saw ${lastContent(request)}`,
+      ],
+      log,
+    );
+    const parent = parentAgent(child, [
+      () => {
+        parentCalls++;
+        return { toolCalls: [delegate('find paint')] };
+      },
+      (request) => {
+        parentCalls++;
+        return `lead got: ${lastContent(request)}`;
+      },
+    ]);
+    const r1 = await runTurn(parent, { input: 'paint the shed' });
+    expect(r1.status).toBe('needs_input');
+    expect(r1.pendingQuestion).toMatchObject({
+      kind: 'question',
+      toolName: 'AskUserQuestion',
+      agentPath: ['lead', 'researcher'],
+      toolCallId: 'call_1_0',
+      id: 'lead/researcher@d1:1',
+    });
+    expect(r1.events.find((event) => event.type === 'interaction_requested')?.agentPath).toEqual([
+      'lead',
+      'researcher',
+    ]);
+    expect(r1.events.filter((event) => event.type.startsWith('turn_')).map((event) => event.type)).toEqual([
+      'turn_started',
+      'turn_paused',
+    ]);
+    const r2 = await answerQuestion(parent, r1.snapshot, { answers: 'Blue' });
+    expect(r2.status).toBe('completed');
+    expect(toolResults(r2).d1).toBe('child saw {"answers":{"Colour":"Blue"}}');
+    expect(r2.output).toBe('lead got: child saw {"answers":{"Colour":"Blue"}}');
+    expect(log).toEqual(['stock']);
+    expect(parentCalls).toBe(2);
+    expect(r2.messages.some((message) => message.content === 'You are researcher.')).toBe(false);
+    expectOneResultPerCall(r2);
+  });
+
+  it('keeps one copy of the child transcript inside the parent snapshot, and drops it when the child finishes', async () => {
+    const child = childAgent('researcher', [{ toolCalls: [ask([colorQuestion])] }, 'done']);
+    const parent = parentAgent(child, [{ toolCalls: [delegate('UNIQUE-TASK-TEXT')] }, 'ok']);
+    const r1 = await runTurn(parent, { input: 'go' });
+    expect(r1.snapshot.split('UNIQUE-TASK-TEXT').length - 1).toBe(2);
+    const r2 = await answerQuestion(parent, r1.snapshot, { answers: 'Red' });
+    expect(JSON.parse(r2.snapshot).state.context.step).toBeNull();
+    expect(r2.snapshot.split('UNIQUE-TASK-TEXT').length - 1).toBe(1);
+  });
+
+  it('bubbles a nested approval to the human; the child tool runs once after approval', async () => {
+    const log: string[] = [];
+    const child = childAgent(
+      'janitor',
+      [
+        { toolCalls: [{ name: 'delete_file', arguments: { path: '/tmp/x' } }] },
+        (request) => `janitor: ${lastContent(request)}`,
+      ],
+      log,
+    );
+    const parent = parentAgent(child, [
+      { toolCalls: [delegate('clean up')] },
+      (request) => `lead: ${lastContent(request)}`,
+    ]);
+    const r1 = await runTurn(parent, { input: 'go' });
+    expect(r1.pendingQuestion).toMatchObject({
+      kind: 'approval',
+      agentPath: ['lead', 'janitor'],
+      payload: { input: { path: '/tmp/x' } },
+    });
+    expect(log).toEqual([]);
+    const r2 = await approve(parent, r1.snapshot);
+    expect(log).toEqual(['deleted /tmp/x']);
+    expect(r2.output).toBe('lead: janitor: deleted');
+  });
+
+  it('has two children asking in the same step pending at once, answered in any order', async () => {
+    const child = childAgent('researcher', [
+      { toolCalls: [ask([colorQuestion])] },
+      (request) => `child: ${lastContent(request)}`,
+    ]);
+    const parent = parentAgent(child, [
+      { toolCalls: [delegate('first', 'a'), delegate('second', 'b')] },
+      'both done',
+    ]);
+    const r1 = await runTurn(parent, { input: 'go' });
+    expect(r1.pending.map((item) => item.id)).toEqual(['lead/researcher@a:1', 'lead/researcher@b:1']);
+    const r2 = await answerQuestion(parent, r1.snapshot, { id: 'lead/researcher@b:1', answers: 'Red' });
+    expect(r2.status).toBe('needs_input');
+    expect(r2.pending.map((item) => item.id)).toEqual(['lead/researcher@a:1']);
+    const r3 = await answerQuestion(parent, r2.snapshot, { answers: 'Blue' });
+    expect(r3.status).toBe('completed');
+    const results = toolResults(r3);
+    expect(results.a).toBe('child: {"answers":{"Colour":"Blue"}}');
+    expect(results.b).toBe('child: {"answers":{"Colour":"Red"}}');
+  });
+
+  it('nests three levels deep', async () => {
+    const grandchild = childAgent('clerk', [
+      { toolCalls: [ask([colorQuestion])] },
+      (request) => `clerk: ${lastContent(request)}`,
+    ]);
+    const middle = defineAgent({
+      name: 'manager',
+      instructions: 'm',
+      model: scriptedModel([
+        { toolCalls: [{ id: 'm1', name: 'clerk', arguments: { input: 'ask' } }] },
+        (request) => `manager: ${lastContent(request)}`,
+      ]),
+      tools: [agentTool(grandchild)],
+    });
+    const top = defineAgent({
+      name: 'ceo',
+      instructions: 'c',
+      model: scriptedModel([
+        { toolCalls: [{ id: 't1', name: 'manager', arguments: { input: 'handle it' } }] },
+        (request) => `ceo: ${lastContent(request)}`,
+      ]),
+      tools: [agentTool(middle)],
+    });
+    const r1 = await runTurn(top, { input: 'go' });
+    expect(r1.pendingQuestion?.agentPath).toEqual(['ceo', 'manager', 'clerk']);
+    expect(r1.pendingQuestion?.id).toBe('ceo/manager@t1/clerk@m1:1');
+    const r2 = await answerQuestion(top, r1.snapshot, { answers: 'Red' });
+    expect(r2.output).toBe('ceo: manager: clerk: {"answers":{"Colour":"Red"}}');
+    const resolved = r2.events.find((event) => event.type === 'interaction_resolved');
+    expect(resolved?.agentPath).toEqual(['ceo', 'manager', 'clerk']);
+  });
+
+  it('routes a cancel and an expiry down to the child, which goes on', async () => {
+    const child = defineAgent({
+      name: 'researcher',
+      instructions: 'r',
+      model: scriptedModel([
+        { toolCalls: [ask([colorQuestion])] },
+        (request) => `child: ${lastContent(request)}`,
+      ]),
+      tools: [askUserQuestion({ timeoutMs: 1000 })],
+    });
+    const parent = parentAgent(child, [
+      { toolCalls: [delegate('x')] },
+      (request) => `lead: ${lastContent(request)}`,
+    ]);
+    const t0 = new Date('2026-05-01T00:00:00Z');
+    const r1 = await runTurn(parent, { input: 'go' }, { now: t0 });
+    const cancelled = await cancelQuestion(parent, r1.snapshot, { reason: 'busy' }, { now: t0 });
+    expect(errorCode(cancelled.output?.replace(/^lead: child: /, ''))).toBe('question_cancelled');
+    const expired = await expire(parent, r1.snapshot, { now: new Date('2026-05-01T00:00:05Z') });
+    expect(errorCode(expired.output?.replace(/^lead: child: /, ''))).toBe('question_timeout');
+  });
+
+  it('drops the paused child when a new user message supersedes the parent call', async () => {
+    const child = childAgent('researcher', [{ toolCalls: [ask([colorQuestion])] }, 'never']);
+    const parent = parentAgent(child, [{ toolCalls: [delegate('x')] }, 'moved on']);
+    const r1 = await runTurn(parent, { input: 'go' });
+    const r2 = await runTurn(parent, { snapshot: r1.snapshot, input: 'forget it' });
+    expect(r2.output).toBe('moved on');
+    expect(errorCode(toolResults(r2).d1)).toBe('superseded_by_user_message');
+    expect(r2.events.find((event) => event.type === 'interaction_resolved')).toMatchObject({
+      resolution: 'superseded',
+      interactionId: 'lead/researcher@d1:1',
+    });
+    expect(r1.snapshot).toContain('"child":');
+    expect(r2.snapshot).not.toContain('"child":');
+  });
+
+  it('reports a failing child as a tool_error result, not a failed parent', async () => {
+    const child = childAgent('researcher', []);
+    const parent = parentAgent(child, [{ toolCalls: [delegate('x')] }, (request) => lastContent(request)]);
+    const result = await runTurn(parent, { input: 'go' });
+    expect(result.status).toBe('completed');
+    expect(errorCode(result.output ?? '')).toBe('tool_error');
+    expect(result.output).toContain('Sub-agent researcher failed');
+  });
+});
+
+describe('agentTool, reject', () => {
+  it('does not offer the question tool to the child; a call anyway is user_input_unavailable', async () => {
+    let offered: string[] = [];
+    const child = childAgent('researcher', [
+      (request) => {
+        offered = request.tools.map((tool) => tool.function.name);
+        return { toolCalls: [ask([colorQuestion])] };
+      },
+      (request) => `child: ${lastContent(request)}`,
+    ]);
+    const parent = parentAgent(
+      child,
+      [{ toolCalls: [delegate('x')] }, (request) => lastContent(request)],
+      'reject',
+    );
+    const result = await runTurn(parent, { input: 'go' });
+    expect(offered).not.toContain('AskUserQuestion');
+    expect(errorCode(result.output?.replace(/^child: /, ''))).toBe('user_input_unavailable');
+  });
+
+  it('still bubbles the child approvals to the human', async () => {
+    const log: string[] = [];
+    const child = childAgent(
+      'janitor',
+      [{ toolCalls: [{ name: 'delete_file', arguments: { path: 'a' } }] }, 'cleaned'],
+      log,
+    );
+    const parent = parentAgent(child, [{ toolCalls: [delegate('x')] }, 'ok'], 'reject');
+    const r1 = await runTurn(parent, { input: 'go' });
+    expect(r1.pendingQuestion).toMatchObject({ kind: 'approval', agentPath: ['lead', 'janitor'] });
+    await approve(parent, r1.snapshot);
+    expect(log).toEqual(['deleted a']);
+  });
+});
+
+describe('agentTool, parent', () => {
+  it('gives the child question to the parent model, which answers with answer_subagent; no human sees it', async () => {
+    let offered: string[] = [];
+    let needsInput: Record<string, unknown> = {};
+    const child = childAgent('researcher', [
+      { toolCalls: [ask([colorQuestion])] },
+      (request) => `child: ${lastContent(request)}`,
+    ]);
+    const parent = parentAgent(
+      child,
+      [
+        (request) => {
+          offered = request.tools.map((tool) => tool.function.name);
+          return { toolCalls: [delegate('x')] };
+        },
+        (request) => {
+          needsInput = JSON.parse(lastContent(request));
+          return {
+            toolCalls: [
+              {
+                id: 'bad',
+                name: 'answer_subagent',
+                arguments: { interactionId: needsInput.interactionId, answers: { Colour: 'Green' } },
+              },
+            ],
+          };
+        },
+        (request) => ({
+          toolCalls: [
+            {
+              id: 'good',
+              name: 'answer_subagent',
+              arguments: { interactionId: needsInput.interactionId, answers: { Colour: 'Blue' } },
+            },
+          ],
+          text: lastContent(request),
+        }),
+        (request) => `lead: ${lastContent(request)}`,
+      ],
+      'parent',
+    );
+    const result = await runTurn(parent, { input: 'go' });
+    expect(offered).toContain('answer_subagent');
+    expect(needsInput).toMatchObject({
+      status: 'needs_input',
+      interactionId: 'lead/researcher@d1:1',
+      kind: 'question',
+      questions: [{ header: 'Colour' }],
+    });
+    expect(result.status).toBe('completed');
+    const results = toolResults(result);
+    expect(errorCode(results.bad)).toBe('invalid_arguments');
+    expect(results.bad).toContain('Green');
+    expect(results.good).toBe('child: {"answers":{"Colour":"Blue"}}');
+    expect(JSON.parse(result.snapshot).state.context.parked).toBeUndefined();
+    expectOneResultPerCall(result);
+  });
+
+  it('keeps the parked child across turns, and resolves an approval by decision', async () => {
+    const log: string[] = [];
+    const child = childAgent(
+      'janitor',
+      [
+        { toolCalls: [{ name: 'delete_file', arguments: { path: 'b' } }] },
+        (request) => `janitor: ${lastContent(request)}`,
+      ],
+      log,
+    );
+    let interactionId = '';
+    const parent = parentAgent(
+      child,
+      [
+        { toolCalls: [delegate('x')] },
+        (request) => {
+          interactionId = JSON.parse(lastContent(request)).interactionId;
+          return 'Should I let it delete b?';
+        },
+        () => ({
+          toolCalls: [
+            { id: 'ok', name: 'answer_subagent', arguments: { interactionId, decision: 'approve' } },
+          ],
+        }),
+        (request) => `lead: ${lastContent(request)}`,
+      ],
+      'parent',
+    );
+    const r1 = await runTurn(parent, { input: 'go' });
+    expect(r1.status).toBe('completed');
+    expect(JSON.parse(r1.snapshot).state.context.parked).toHaveLength(1);
+    const r2 = await runTurn(parent, { snapshot: r1.snapshot, input: 'yes' });
+    expect(log).toEqual(['deleted b']);
+    expect(r2.output).toBe('lead: janitor: deleted');
+  });
+});
