@@ -1,0 +1,77 @@
+/**
+ * Shared pieces of the OpenAI adapter tests: a transcript and tools to send, and a fresh loopback
+ * chat server per test with an adapter pointed at it (no retries unless a test asks).
+ */
+import { type ChatMessage, ModelError, type ModelRequest, type ToolSpec } from '@turnkit/core';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { type OpenAIModelOptions, openAIModel } from '../../src/openai.js';
+import { type ChatServer, startChatServer } from './chat-server.js';
+
+/** A transcript with every message kind, a tool round trip and non-ASCII text. */
+export const messages: ChatMessage[] = [
+  { role: 'system', content: 'You are terse.' },
+  { role: 'user', content: 'Thaw one K562 vial ❄️' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'query', arguments: '{"q":"K562"}' } }],
+  },
+  { role: 'tool', tool_call_id: 'call_1', content: '{"vials":3}' },
+];
+
+export const tools: ToolSpec[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'query',
+      description: 'Query the inventory',
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    },
+  },
+];
+
+/** A model request with the shared transcript and tools. */
+export function request(extra: Partial<ModelRequest> = {}): ModelRequest {
+  return { messages, tools, ...extra };
+}
+
+/** Starts a chat server before each test (closed after it) and builds adapters pointed at it. */
+export function useChatServer() {
+  const chat = {
+    server: undefined as unknown as ChatServer,
+    model: (options: Partial<OpenAIModelOptions> = {}) =>
+      openAIModel({
+        model: 'test-model',
+        baseURL: chat.server.baseURL,
+        apiKey: 'test',
+        maxRetries: 0,
+        ...options,
+      }),
+  };
+  beforeEach(async () => {
+    chat.server = await startChatServer();
+  });
+  afterEach(async () => {
+    await chat.server.close();
+  });
+  return chat;
+}
+
+/** Awaits a call that must fail with a ModelError, and returns the error. */
+export async function modelError(promise: Promise<unknown>): Promise<ModelError> {
+  const error = await promise.then(
+    () => expect.fail('expected the call to fail'),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  expect((error as ModelError).code).toBe('MODEL_ERROR');
+  return error as ModelError;
+}
+
+/** Awaits a call that must be aborted, and returns the error. */
+export async function abortedCall(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => expect.fail('expected an abort'),
+    (caught: unknown) => caught as Error,
+  );
+}

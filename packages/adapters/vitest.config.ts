@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    // Tests run against core's source, so they need no build of @turnkit/core.
+    alias: { '@turnkit/core': fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    // The 5 MB snapshots and the cross-process race take a few seconds on a 2-core machine.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
