@@ -67,6 +67,8 @@ export interface Sessions {
   send(runId: string, input: string | ChatMessage[], options?: TurnOptions): Promise<SessionResult>;
   /** Retries a failed, aborted or max_steps run, or finishes the turn of a worker that died. */
   retry(runId: string, options?: TurnOptions): Promise<SessionResult>;
+  /** Resolves whatever has expired (for a sweeper over `store.listExpired`); nothing expired: the run as it is. */
+  expire(runId: string, options?: TurnOptions): Promise<SessionResult>;
   /** The run's current state: status `running` while a worker holds it. */
   get(runId: string, options?: TurnOptions): Promise<SessionResult>;
 }
@@ -246,6 +248,21 @@ export function createSessions(config: SessionsConfig): Sessions {
       beginTurn(loaded.run, 'retry');
       send(loaded.run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return claimAndRun(loaded.run, loaded.version);
+    },
+    async expire(runId, options = {}) {
+      const loaded = await load(runId, options);
+      if (loaded.run.lease || stateOf(loaded.run) !== 'waitingInput') return current(loaded);
+      const at = now(loaded.run).getTime();
+      const expired = pendingOf(loaded.run.state.context).filter(
+        (interaction) => interaction.expiresAt !== null && Date.parse(interaction.expiresAt) <= at,
+      );
+      if (expired.length === 0) return current(loaded);
+      // Expiry is checked before anything else, so these resolve as timed out (or defaulted).
+      return respond(
+        runId,
+        expired.map((interaction) => ({ id: interaction.id, type: 'cancel' as const })),
+        options,
+      );
     },
     async get(runId, options = {}) {
       return current(await load(runId, options));

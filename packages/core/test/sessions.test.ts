@@ -224,6 +224,14 @@ describe('createSessions', () => {
     const t0 = new Date('2026-05-01T10:00:00Z');
     const r1 = await sessions.start('go', { now: t0 });
     expect(await store.listExpired!(new Date('2026-05-01T10:00:00.500Z'))).toEqual([]);
-    expect(await store.listExpired!(new Date('2026-05-01T10:00:02Z'))).toEqual([r1.runId]);
+    const due = new Date('2026-05-01T10:00:02Z');
+    expect(await store.listExpired!(due)).toEqual([r1.runId]);
+    expect((await sessions.expire(r1.runId, { now: new Date('2026-05-01T10:00:00.500Z') })).status).toBe(
+      'needs_input',
+    );
+    const swept = await sessions.expire(r1.runId, { now: due });
+    expect(swept.status).toBe('completed');
+    expect(swept.messages.find((message) => message.role === 'tool')?.content).toContain('question_timeout');
+    expect(await store.listExpired!(due)).toEqual([]);
   });
 });
