@@ -216,7 +216,7 @@ describe('createSessions', () => {
 
   it('stores the earliest expiry for sweepers', async () => {
     const { askUserQuestion } = await import('../src/index.js');
-    const agent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }], {
+    const agent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'Assuming the parental line.'], {
       tools: [askUserQuestion({ timeoutMs: 1000 })],
     });
     const store = memoryStore();
