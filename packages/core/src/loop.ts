@@ -218,6 +218,13 @@ export async function runTurn(
     return continueTurn(run);
   }
   const run = loadRun(agent, request.snapshot, options, request.context);
+  const state = stateOf(run);
+  if (request.input !== undefined && (state === 'callingModel' || state === 'executingTools')) {
+    throw new StateError(
+      'NOT_WAITING',
+      'This snapshot holds a turn still in progress (a session claim): finish it first with runTurn(agent, { snapshot }), then send the message with the snapshot that returns.',
+    );
+  }
   if (request.input !== undefined) {
     const messages = toMessages(request.input);
     beginTurn(run, 'input');

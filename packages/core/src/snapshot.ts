@@ -200,6 +200,19 @@ function isJson(text: string): boolean {
 
 /** The state must agree with its step: waiting needs something pending, pending calls need what they wait on. */
 function checkStep(value: LoopStateName, context: LoopContext): string | null {
+  if (context.step) {
+    const last = context.messages[context.messages.length - 1];
+    const calls = last?.role === 'assistant' ? (last.tool_calls ?? []) : [];
+    const matches =
+      calls.length === context.step.length &&
+      context.step.every(
+        (call, index) =>
+          call.toolCallId === calls[index]!.id &&
+          call.toolName === calls[index]!.function.name &&
+          (!call.interaction || call.interaction.toolCallId === call.toolCallId),
+      );
+    if (!matches) return 'the open step does not match the tool calls of the last assistant message';
+  }
   let waiting = 0;
   for (const call of context.step ?? []) {
     if (call.status !== 'pending') continue;
@@ -215,8 +228,13 @@ function checkStep(value: LoopStateName, context: LoopContext): string | null {
     waiting++;
   }
   if (value === 'waitingInput' && waiting === 0) return 'the run waits for input, but nothing is pending';
-  if ((value === 'executingTools' || value === 'waitingInput') && !context.step)
+  if (value === 'idle' || value === 'settling') return `state ${value} is never written to a snapshot`;
+  if ((value === 'executingTools' || value === 'waitingInput') && !context.step) {
     return `state ${value} has no step`;
+  }
+  if (context.step && value !== 'executingTools' && value !== 'waitingInput' && value !== 'aborted') {
+    return `state ${value} cannot have an open step`;
+  }
   return null;
 }
 
@@ -292,6 +310,7 @@ export function parseSnapshot(snapshot: string, options: { secret?: string } = {
 }
 
 const BUILT_IN = [Date, RegExp, Map, Set, Error, URL] as const;
+const HOSTILE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Throws `CONTEXT_UNSERIALIZABLE` unless `value` survives a superjson round trip: superjson
@@ -331,6 +350,10 @@ export function assertSerializable(
       return;
     }
     if (BUILT_IN.some((type) => current instanceof type)) return;
+    for (const key of Object.keys(current)) {
+      if (HOSTILE_KEYS.has(key))
+        fail(`a key named ${JSON.stringify(key)} (superjson refuses it as a prototype-pollution risk)`);
+    }
     const prototype = Object.getPrototypeOf(current);
     if (prototype !== Object.prototype && prototype !== null) {
       const registry = serializer ?? (SuperJSON as unknown as { defaultInstance: SuperJSON }).defaultInstance;
@@ -359,8 +382,6 @@ export function serializeContext(value: unknown, serializer: SuperJSON | undefin
     );
   }
 }
-
-const HOSTILE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** superjson refuses these keys when writing, so a snapshot that holds them was not written by TurnKit. */
 function hasHostileKey(value: unknown): boolean {
