@@ -1,0 +1,56 @@
+/**
+ * `turnkit-demo resume <runId>`: loads a run saved by any earlier process and carries on: answers
+ * what it waits for, retries a failed or interrupted turn, or takes the next message.
+ */
+import { ConflictError, type SessionResult, StateError } from '@turnkit/core';
+import type { App } from '../app.js';
+import { truncate } from '../text.js';
+import { drive, EXIT_FAILED } from './drive.js';
+
+/** The last thing each side said, so the person knows where the conversation stands. */
+function recap(app: App, result: SessionResult): void {
+  const { ui } = app;
+  const lastText = (role: 'user' | 'assistant') =>
+    [...result.messages]
+      .reverse()
+      .find(
+        (message) => message.role === role && typeof message.content === 'string' && message.content !== '',
+      )?.content as string | undefined;
+  const user = lastText('user');
+  const agent = lastText('assistant');
+  if (user) ui.print(ui.color.dim(`${ui.t('you')} › ${truncate(user, ui.width - 8)}`));
+  if (agent && result.status !== 'completed')
+    ui.print(ui.color.dim(`${ui.t('agent')} › ${truncate(agent, ui.width - 8)}`));
+}
+
+export async function resume(app: App, runId: string | undefined): Promise<number> {
+  const { ui, sessions } = app;
+  const { t, color } = ui;
+  if (!runId) {
+    ui.print(color.red(t('unknownCommand', { detail: 'resume <runId>' })));
+    return EXIT_FAILED;
+  }
+  let result: SessionResult;
+  try {
+    result = await sessions.get(runId);
+  } catch (error) {
+    if (error instanceof StateError && error.code === 'RUN_NOT_FOUND') {
+      ui.print(color.red(t('notFound', { runId, dir: app.options.dirLabel })));
+      return EXIT_FAILED;
+    }
+    throw error;
+  }
+  ui.print(color.dim(app.modelBanner));
+  ui.print(color.dim(t('resumed', { runId, status: result.status })));
+  recap(app, result);
+  if (['failed', 'aborted', 'max_steps', 'running'].includes(result.status)) {
+    try {
+      result = await app.turn((options) => sessions.retry(runId, options));
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      ui.print(color.yellow(t('busy', { runId })));
+      return EXIT_FAILED;
+    }
+  }
+  return drive(app, result);
+}

@@ -1,0 +1,134 @@
+/**
+ * Shows a turn as it happens, from its `onEvent` stream: a spinner while the model thinks, its text
+ * as it streams in, one compact line per tool call and per resolved interaction. With `--json`,
+ * every event is also written to stdout as one JSON line.
+ */
+import type { AgentEvent, ChatMessage, ModelAdapter, ResolutionKind } from '@turnkit/core';
+import type { MessageKey } from './i18n.js';
+import { createSpinner } from './spinner.js';
+import { truncate } from './text.js';
+import type { Ui } from './ui.js';
+
+/** Tool-call arguments by call id, so a tool line can show what was called (events carry only ids). */
+export class CallLog {
+  private readonly calls = new Map<string, string>();
+
+  /** Learns the calls of a transcript (a resumed run's calls were made by another process). */
+  learn(messages: ChatMessage[]): void {
+    for (const message of messages) {
+      if (message.role !== 'assistant') continue;
+      for (const call of message.tool_calls ?? []) this.calls.set(call.id, call.function.arguments);
+    }
+  }
+
+  argumentsOf(toolCallId: string): string {
+    return this.calls.get(toolCallId) ?? '';
+  }
+
+  /** The model, recording the calls it makes. */
+  wrap(model: ModelAdapter): ModelAdapter {
+    return {
+      name: model.name,
+      generate: async (request) => {
+        const response = await model.generate(request);
+        this.learn([response.message]);
+        return response;
+      },
+    };
+  }
+}
+
+const RESOLUTION_WORDS: Record<ResolutionKind, MessageKey> = {
+  answered: 'answered',
+  approved: 'approved',
+  rejected: 'rejected',
+  cancelled: 'cancelled',
+  timed_out: 'expired',
+  defaulted: 'expired',
+  superseded: 'superseded',
+};
+
+export interface EventPrinter {
+  onEvent(event: AgentEvent): void;
+  /** Whether assistant text was streamed since the last call. */
+  takeStreamed(): boolean;
+}
+
+export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog }): EventPrinter {
+  const { color, t } = ui;
+  const spinner = createSpinner(ui);
+  let streaming = false;
+  let streamed = false;
+  const endText = () => {
+    if (streaming) ui.print();
+    streaming = false;
+  };
+  const line = (text: string) => {
+    spinner.stop();
+    endText();
+    ui.print(text);
+  };
+  const compact = (text: string) => truncate(text.replace(/\s+/g, ' '), ui.width - 4);
+
+  const onEvent = (event: AgentEvent) => {
+    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    switch (event.type) {
+      case 'model_started':
+        spinner.start(t('thinking'));
+        break;
+      case 'model_delta':
+        spinner.stop();
+        if (!streaming) ui.out.write(`${color.bold(color.magenta(t('agent')))} › `);
+        streaming = true;
+        streamed = true;
+        ui.out.write(event.text);
+        break;
+      case 'model_finished':
+        spinner.stop();
+        endText();
+        break;
+      case 'tool_started':
+        spinner.start(t('runningTool', { tool: event.toolName }));
+        break;
+      case 'tool_finished': {
+        const mark = event.ok ? color.green('✓') : color.red('✗');
+        const detail = event.ok ? '' : ` · ${event.errorCode}`;
+        line(
+          `  ${mark} ${compact(`${event.toolName} ${options.calls.argumentsOf(event.toolCallId)}${detail}`)}`,
+        );
+        break;
+      }
+      case 'interaction_requested':
+        spinner.stop();
+        endText();
+        break;
+      case 'interaction_resolved': {
+        const word = t(RESOLUTION_WORDS[event.resolution]);
+        const shown =
+          event.kind === 'question'
+            ? event.result
+            : `${word}${event.rationale ? ` (${event.rationale})` : ''}`;
+        line(`  ${color.green('↳')} ${color.dim(compact(shown))}`);
+        break;
+      }
+      case 'turn_paused':
+        line(color.dim(t('paused')));
+        break;
+      case 'turn_completed':
+      case 'turn_failed':
+      case 'turn_aborted':
+      case 'turn_max_steps':
+        spinner.stop();
+        endText();
+        break;
+    }
+  };
+  return {
+    onEvent,
+    takeStreamed() {
+      const value = streamed;
+      streamed = false;
+      return value;
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * Every string the CLI shows a person, in English and Simplified Chinese, in one table. Strings meant
+ * for programs (the JSON of `ask`, the usage line, core's validation messages) stay English.
+ */
+
+export type Lang = 'en' | 'zh-CN';
+export const LANGS: readonly Lang[] = ['en', 'zh-CN'];
+
+const en = {
+  offline: 'Offline demo: a scripted LN2 freezer assistant (set OPENAI_API_KEY to use a real model).',
+  online: 'Model: {model} at {baseURL}',
+  runStarted: 'Run {runId} · saved in {dir}',
+  you: 'You',
+  agent: 'Agent',
+  thinking: 'Thinking…',
+  runningTool: 'Running {tool}…',
+  asking: 'Agent is asking you a question…',
+  questionTitle: 'Agent Question',
+  chooseOne: 'Choose one.',
+  chooseMany: 'Choose one or more.',
+  other: 'Other (custom input)',
+  note: 'Note (optional)',
+  hintSingle: 'Enter a number (empty = 1), or 0 for custom input: ',
+  hintMulti: 'Enter numbers, e.g. 1,3 (empty = 1), or 0 for custom input: ',
+  customPrompt: 'Your answer: ',
+  notAnOption: '"{input}" is not an option: enter a number from 1 to {max}, or 0 for custom input.',
+  singleOnly: 'This question takes one answer: enter a single number.',
+  emptyCustom: 'The custom answer is empty: type it, or press Ctrl-D to stop.',
+  ttyHintSingle: '↑↓ move · space select · enter confirm · type on the text rows · esc quit',
+  ttyHintApproval: '↑↓ move · space select · type on the text rows · enter: {decision} · esc quit',
+  ttyHintMulti: '↑↓ move · space toggle · enter confirm · type on the text rows · esc quit',
+  needChoice: 'Select at least one option with space, or type an answer on the Other row.',
+  needOther: 'Type your answer on the Other row first.',
+  approvalTitle: 'Approval needed',
+  tool: 'Tool',
+  reason: 'Reason',
+  input: 'Input',
+  approve: 'Approve',
+  reject: 'Reject',
+  edit: 'Edit input (JSON)',
+  rationale: 'Rationale (optional)',
+  approvalPrompt: 'Approve? a = approve, r = reject, e = edit input: ',
+  approvalInvalid: 'Type a (approve), r (reject) or e (edit input).',
+  editPrompt: 'New input (JSON): ',
+  invalidJson: 'That is not valid JSON ({error}). Try again.',
+  rationalePrompt: 'Rationale (optional, enter to skip): ',
+  messagePrompt: 'You › ',
+  messageHint: 'Type a follow-up message, or press enter on an empty line to quit.',
+  answerRejected: 'The answer was not accepted:',
+  paused: 'Paused and saved: waiting for you (you can quit at any time).',
+  questionCancelled: 'Question cancelled. Nothing is lost: run {runId} is saved and still waiting for you.',
+  approvalCancelled: 'Approval postponed. Nothing is lost: run {runId} is saved and still waiting for you.',
+  interrupted: 'Interrupted. Nothing is lost: run {runId} is saved.',
+  resumeHint: 'Resume with: turnkit-demo resume {runId}',
+  finished: 'Run {runId} is saved. Continue it later with: turnkit-demo resume {runId}',
+  failed: 'The turn failed ({code}): {message}',
+  maxSteps: 'The agent used its {maxSteps} steps for this turn.',
+  retryHint: 'Retry with: turnkit-demo resume {runId}',
+  aborted: 'Stopped. Run {runId} is saved; resuming retries the interrupted turn.',
+  busy: 'Run {runId} is being worked on by another process. Try again in a minute.',
+  notFound: 'There is no run {runId} in {dir}. List runs with: turnkit-demo runs',
+  noRuns: 'No runs in {dir} yet. Start one with: turnkit-demo',
+  resumed: 'Resuming run {runId} ({status}).',
+  lastAnswer: 'Last answer',
+  colRun: 'RUN',
+  colStatus: 'STATUS',
+  colUpdated: 'UPDATED',
+  colWaiting: 'WAITING FOR',
+  unreadable: 'unreadable: {message}',
+  approvalOf: 'approval of {tool}',
+  unanswered: 'no answer yet',
+  answered: 'answered',
+  approved: 'approved',
+  approvedEdited: 'approved with edited input',
+  rejected: 'rejected',
+  cancelled: 'cancelled',
+  expired: 'expired',
+  superseded: 'superseded',
+  unknownCommand: 'Unknown option or command: {detail}',
+  badLang: 'Unknown language "{lang}": use en or zh-CN.',
+  error: 'Error: {message}',
+};
+
+export type MessageKey = keyof typeof en;
+
+const zhCN: Record<MessageKey, string> = {
+  offline: '离线演示：脚本驱动的液氮冻存管理助手（设置 OPENAI_API_KEY 可使用真实模型）。',
+  online: '模型：{model}，地址 {baseURL}',
+  runStarted: '运行 {runId} · 保存在 {dir}',
+  you: '你',
+  agent: 'Agent',
+  thinking: '思考中…',
+  runningTool: '正在运行 {tool}…',
+  asking: 'Agent 正在向您提问...',
+  questionTitle: 'Agent 提问',
+  chooseOne: '请选择一项。',
+  chooseMany: '可选择多项。',
+  other: '其他（自定义输入）',
+  note: '备注（可选）',
+  hintSingle: '输入编号（回车 = 1），或输入 0 自定义：',
+  hintMulti: '输入一个或多个编号，如 1,3（回车 = 1），或输入 0 自定义：',
+  customPrompt: '请输入您的回答：',
+  notAnOption: '“{input}”不是有效选项：请输入 1 到 {max} 之间的编号，或输入 0 自定义。',
+  singleOnly: '此问题只能选择一项：请输入一个编号。',
+  emptyCustom: '自定义回答为空：请输入内容，或按 Ctrl-D 退出。',
+  ttyHintSingle: '↑↓ 移动 · 空格 选择 · 回车 确定 · 在文本行中直接输入 · esc 退出',
+  ttyHintApproval: '↑↓ 移动 · 空格 选择 · 在文本行中直接输入 · 回车：{decision} · esc 退出',
+  ttyHintMulti: '↑↓ 移动 · 空格 选择 · 回车 确定 · 在文本行中直接输入 · esc 退出',
+  needChoice: '请用空格选择至少一项，或在“其他”行输入回答。',
+  needOther: '请先在“其他”行输入您的回答。',
+  approvalTitle: '需要批准',
+  tool: '工具',
+  reason: '原因',
+  input: '输入',
+  approve: '批准',
+  reject: '拒绝',
+  edit: '编辑输入（JSON）',
+  rationale: '理由（可选）',
+  approvalPrompt: '是否批准？a = 批准，r = 拒绝，e = 编辑输入：',
+  approvalInvalid: '请输入 a（批准）、r（拒绝）或 e（编辑输入）。',
+  editPrompt: '新的输入（JSON）：',
+  invalidJson: '这不是有效的 JSON（{error}），请重试。',
+  rationalePrompt: '理由（可选，回车跳过）：',
+  messagePrompt: '你 › ',
+  messageHint: '输入后续消息，或在空行按回车退出。',
+  answerRejected: '回答未被接受：',
+  paused: '已暂停并保存：等待您的回复（可随时退出）。',
+  questionCancelled: '提问已取消。没有任何丢失：运行 {runId} 已保存，仍在等待您的回答。',
+  approvalCancelled: '批准已推迟。没有任何丢失：运行 {runId} 已保存，仍在等待您的决定。',
+  interrupted: '已中断。没有任何丢失：运行 {runId} 已保存。',
+  resumeHint: '继续运行：turnkit-demo resume {runId}',
+  finished: '运行 {runId} 已保存。之后可继续：turnkit-demo resume {runId}',
+  failed: '本轮失败（{code}）：{message}',
+  maxSteps: 'Agent 已用完本轮的 {maxSteps} 步。',
+  retryHint: '重试：turnkit-demo resume {runId}',
+  aborted: '已停止。运行 {runId} 已保存；继续运行会重试被中断的一轮。',
+  busy: '运行 {runId} 正由另一个进程处理，请一分钟后再试。',
+  notFound: '{dir} 中没有运行 {runId}。列出运行：turnkit-demo runs',
+  noRuns: '{dir} 中还没有运行。开始一个：turnkit-demo',
+  resumed: '继续运行 {runId}（{status}）。',
+  lastAnswer: '上一次回答',
+  colRun: '运行',
+  colStatus: '状态',
+  colUpdated: '更新时间',
+  colWaiting: '等待',
+  unreadable: '无法读取：{message}',
+  approvalOf: '批准 {tool}',
+  unanswered: '尚未回答',
+  answered: '已回答',
+  approved: '已批准',
+  approvedEdited: '已批准（输入已编辑）',
+  rejected: '已拒绝',
+  cancelled: '已取消',
+  expired: '已过期',
+  superseded: '已被新消息取代',
+  unknownCommand: '未知的选项或命令：{detail}',
+  badLang: '未知语言“{lang}”：请使用 en 或 zh-CN。',
+  error: '错误：{message}',
+};
+
+const TABLE: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };
+
+/** Looks up a UI string and fills its `{placeholders}`. */
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+
+export function translator(lang: Lang): Translate {
+  return (key, params = {}) =>
+    TABLE[lang][key].replace(/\{(\w+)\}/g, (match, name: string) =>
+      name in params ? String(params[name]) : match,
+    );
+}
+
+/** `zh-CN` for any Chinese locale in LC_ALL, LC_MESSAGES or LANG (first one set wins), else English. */
+export function langFromEnv(env: NodeJS.ProcessEnv): Lang {
+  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || '';
+  return /^zh/i.test(locale) ? 'zh-CN' : 'en';
+}
+
+/** Accepts `en`, `zh-CN` and common spellings (`zh`, `zh_CN`, `EN`); undefined for anything else. */
+export function parseLang(value: string): Lang | undefined {
+  const lower = value.toLowerCase().replace('_', '-');
+  if (lower === 'en' || lower.startsWith('en-')) return 'en';
+  if (lower === 'zh' || lower === 'zh-cn' || lower === 'zh-hans') return 'zh-CN';
+  return undefined;
+}

@@ -1,0 +1,221 @@
+/**
+ * The offline "model": a `scriptedModel` whose every step is the same function of the request. It
+ * reads the transcript since the last user message and decides what a careful assistant would do
+ * next, so the conversation follows the person's answers (another line, Other text, a rejection…)
+ * and a run resumed in a new process goes on exactly where it was.
+ */
+import type { ChatMessage, ModelAdapter, ModelRequest, ToolCall } from '@turnkit/core';
+import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
+import type { Lang } from '../i18n.js';
+import { type InventoryMatch, initialFreezer } from './inventory.js';
+import { type ScenarioText, scenarioText } from './text.js';
+
+/** The script never runs out: one step per model call, up to this many calls in a conversation. */
+const MAX_MODEL_CALLS = 1000;
+const KNOWN_LINES = initialFreezer().lines.map((line) => line.cellLine);
+
+/** What one answer text of `{"answers":{…}}` holds, e.g. `K562, Other (custom: HeLa) (note: soon)`. */
+export interface ParsedAnswer {
+  labels: string[];
+  other?: string;
+  note?: string;
+  skipped: boolean;
+}
+
+/** Reads back an answer as core formats it for the model (DESIGN §6). */
+export function parseAnswerText(text: string): ParsedAnswer {
+  if (text === '(skipped)') return { labels: [], skipped: true };
+  let rest = text;
+  let note: string | undefined;
+  const noteAt = rest.lastIndexOf(' (note: ');
+  if (noteAt !== -1 && rest.endsWith(')')) {
+    note = rest.slice(noteAt + ' (note: '.length, -1);
+    rest = rest.slice(0, noteAt);
+  }
+  let other: string | undefined;
+  const otherAt = rest.indexOf('Other (custom: ');
+  if (otherAt !== -1 && rest.endsWith(')')) {
+    other = rest.slice(otherAt + 'Other (custom: '.length, -1);
+    rest = rest.slice(0, otherAt).replace(/,\s*$/, '');
+  }
+  const labels = rest === '' ? [] : rest.split(', ');
+  return {
+    labels,
+    skipped: false,
+    ...(other === undefined ? {} : { other }),
+    ...(note === undefined ? {} : { note }),
+  };
+}
+
+/** The cell line a message is about: a known name, else a word with a digit, else the longest word. */
+export function guessCellLine(message: string): string {
+  const lower = message.toLowerCase();
+  const known = [...KNOWN_LINES]
+    .sort((a, b) => b.length - a.length)
+    .find((name) => lower.includes(name.toLowerCase()));
+  if (known) return known;
+  const words = message.match(/[A-Za-z0-9][\w-]*/g) ?? [];
+  return (
+    words.find((word) => /\d/.test(word)) ??
+    [...words].sort((a, b) => b.length - a.length)[0] ??
+    message.trim()
+  );
+}
+
+function parseJson(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function callOf(messages: ChatMessage[], toolCallId: string): ToolCall | undefined {
+  for (const message of messages) {
+    const call =
+      message.role === 'assistant' ? message.tool_calls?.find((c) => c.id === toolCallId) : undefined;
+    if (call) return call;
+  }
+  return undefined;
+}
+
+/** The answers of the latest question in this turn, in question order: [cell line, follow-ups]. */
+function latestAnswers(turn: ChatMessage[]): ParsedAnswer[] {
+  for (let index = turn.length - 1; index >= 0; index--) {
+    const message = turn[index]!;
+    if (message.role !== 'tool' || callOf(turn, message.tool_call_id)?.function.name !== 'AskUserQuestion')
+      continue;
+    const answers = parseJson(message.content).answers;
+    if (typeof answers === 'object' && answers !== null)
+      return Object.values(answers).map((v) => parseAnswerText(String(v)));
+  }
+  return [];
+}
+
+function thawCall(cellLine: string, answers: ParsedAnswer[]): ScriptedStep {
+  const [line, followUps] = answers;
+  const tasks =
+    followUps && !followUps.skipped
+      ? [...followUps.labels, ...(followUps.other ? [followUps.other] : [])]
+      : [];
+  const note = line?.note ?? followUps?.note;
+  return {
+    toolCalls: [
+      { name: 'record_thaw', arguments: { cellLine, vials: 1, followUps: tasks, ...(note ? { note } : {}) } },
+    ],
+  };
+}
+
+function askCall(text: ScenarioText, query: string, matches: InventoryMatch[]): ScriptedStep {
+  const shown = matches.slice(0, 4);
+  return {
+    toolCalls: [
+      {
+        name: 'AskUserQuestion',
+        arguments: {
+          questions: [
+            {
+              header: text.cellLineHeader,
+              question: text.whichLine(
+                query,
+                shown.map((m) => m.cellLine),
+              ),
+              options: shown.map((m, i) => ({
+                label: i === 0 ? `${m.cellLine}${text.recommended}` : m.cellLine,
+                description: text.describe(m),
+              })),
+              multiSelect: false,
+            },
+            {
+              header: text.followUpsHeader,
+              question: text.followUpsQuestion,
+              options: text.followUps,
+              multiSelect: true,
+            },
+          ],
+        },
+      },
+    ],
+  };
+}
+
+function afterQuery(text: ScenarioText, turn: ChatMessage[], content: string): ScriptedStep {
+  const result = parseJson(content);
+  const query = String(result.query ?? '');
+  const matches = Array.isArray(result.matches) ? (result.matches as InventoryMatch[]) : [];
+  if (matches.length === 0) return text.noMatch(query, KNOWN_LINES);
+  const answers = latestAnswers(turn);
+  const exact = matches.find((m) => m.cellLine.toLowerCase() === query.toLowerCase());
+  if (matches.length === 1) return thawCall(matches[0]!.cellLine, answers);
+  if (exact && answers.length > 0) return thawCall(exact.cellLine, answers);
+  return askCall(text, query, matches);
+}
+
+function afterQuestion(text: ScenarioText, turn: ChatMessage[], content: string): ScriptedStep {
+  if (parseJson(content).ok === false) return text.noAnswer;
+  const answers = latestAnswers(turn);
+  const line = answers[0];
+  if (!line || line.skipped) return text.noAnswer;
+  if (line.other) {
+    return {
+      text: text.checkingOther(line.other),
+      toolCalls: [{ name: 'query_inventory', arguments: { cellLine: line.other } }],
+    };
+  }
+  // Either language's marker: a run may be resumed with another --lang than it was started with.
+  const cellLine = line.labels[0]!.replace(/\s*(\(Recommended\)|（推荐）)$/, '');
+  return thawCall(cellLine, answers);
+}
+
+function afterThaw(text: ScenarioText, content: string): ScriptedStep {
+  const result = parseJson(content);
+  if (result.ok === true) {
+    return text.done({
+      cellLine: String(result.cellLine),
+      box: Number(result.box),
+      positions: result.positions as string[],
+      left: Number(result.left),
+      followUps: (result.followUps as string[] | undefined) ?? [],
+      edited: result.input_edited_by_user !== undefined,
+    });
+  }
+  if (result.error_code === 'rejected_by_user') return text.rejected(result.rationale as string | undefined);
+  if (result.error_code === 'tool_error') return text.failed(String(result.message));
+  return text.notRecorded;
+}
+
+/** The next step, decided from the request alone. */
+export function nextStep(request: ModelRequest, lang: Lang): ScriptedStep {
+  const text = scenarioText(lang);
+  const messages = request.messages.filter((message) => message.role !== 'system');
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  const turn = messages.slice(lastUser);
+  const last = messages.at(-1);
+  if (last?.role === 'user') {
+    return {
+      text: text.checking,
+      toolCalls: [{ name: 'query_inventory', arguments: { cellLine: guessCellLine(last.content) } }],
+    };
+  }
+  if (last?.role !== 'tool') return text.noAnswer;
+  switch (callOf(turn, last.tool_call_id)?.function.name) {
+    case 'query_inventory':
+      return afterQuery(text, turn, last.content);
+    case 'AskUserQuestion':
+      return afterQuestion(text, turn, last.content);
+    case 'record_thaw':
+      return afterThaw(text, last.content);
+    default:
+      return text.noAnswer;
+  }
+}
+
+/** The scripted LN2 assistant. `delayMs` makes the spinner visible on a terminal. */
+export function scenarioModel(lang: Lang, delayMs = 0): ModelAdapter {
+  const step = (request: ModelRequest) => nextStep(request, lang);
+  return scriptedModel(
+    Array.from({ length: MAX_MODEL_CALLS }, () => step),
+    { name: 'ln2-script', delayMs },
+  );
+}
