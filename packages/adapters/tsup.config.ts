@@ -8,6 +8,7 @@ export default defineConfig({
     redis: 'src/redis-store.ts',
     postgres: 'src/postgres-store.ts',
     events: 'src/jsonl-event-log.ts',
+    http: 'src/http/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -3,8 +3,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    // Tests run against core's source, so they need no build of @turnkit/core.
-    alias: { '@turnkit/core': fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+    // Tests run against core's source, so they need no build of @turnkit/core. Exact matches only:
+    // a prefix alias of '@turnkit/core' would also rewrite '@turnkit/core/testing'.
+    alias: [
+      {
+        find: /^@turnkit\/core$/,
+        replacement: fileURLToPath(new URL('../core/src/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@turnkit\/core\/testing$/,
+        replacement: fileURLToPath(new URL('../core/src/testing/index.ts', import.meta.url)),
+      },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -138,10 +138,16 @@ export function createSessions(config: SessionsConfig): Sessions {
   /** Whether `response` repeats a decision already applied: 'same' (idempotent), 'different' (conflict), or null. */
   function repeatOf(run: Run, response: ResponseInput): 'same' | 'different' | null {
     const { resolved } = run.state.context;
-    const pendingIds = pendingOf(run.state.context).map((interaction) => interaction.id);
-    let record: ResolvedRecord | undefined;
-    if (response.id !== undefined) record = resolved.find((item) => item.id === response.id);
-    else if (pendingIds.length === 0) record = resolved[resolved.length - 1];
+    if (response.id !== undefined) {
+      const record = resolved.find((item) => item.id === response.id);
+      return record ? (sameDecision(record, response) ? 'same' : 'different') : null;
+    }
+    // Without an id, a response goes to what is pending when something of its kind is; otherwise
+    // it can only repeat the latest decision of its kind (a question answered, then an approval asked).
+    const kind = response.type === 'answer' ? 'question' : response.type === 'cancel' ? null : 'approval';
+    const fits = (item: { kind: string }) => kind === null || item.kind === kind;
+    if (pendingOf(run.state.context).some(fits)) return null;
+    const record = resolved.findLast(fits);
     if (!record) return null;
     return sameDecision(record, response) ? 'same' : 'different';
   }

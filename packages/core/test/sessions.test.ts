@@ -110,6 +110,22 @@ describe('createSessions', () => {
     ).rejects.toBeInstanceOf(ConflictError);
   });
 
+  it('treats a repeat without id as idempotent even when an interaction of another kind is now pending', async () => {
+    const agent = makeAgent([
+      { toolCalls: [ask([authQuestion])] },
+      { toolCalls: [{ name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }] },
+      'done',
+    ]);
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const r1 = await sessions.start('go');
+    const r2 = await sessions.answer(r1.runId, { answers: 'JWT' });
+    expect(r2.pendingQuestion?.kind).toBe('approval');
+    const repeat = await sessions.answer(r1.runId, { answers: 'JWT' });
+    expect(repeat.version).toBe(r2.version);
+    expect(repeat.pendingQuestion?.kind).toBe('approval');
+    await expect(sessions.answer(r1.runId, { answers: 'OAuth' })).rejects.toBeInstanceOf(ConflictError);
+  });
+
   it('a repeated answer while the winner is still at work reports running; a different one conflicts', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {

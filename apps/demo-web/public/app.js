@@ -1,0 +1,220 @@
+// The demo page: a chat with the LN2 assistant. The run lives on the server (?run=<id> in the URL),
+// so a reload, or another browser with the same URL, shows the same pending card. Streamed text and
+// other windows' progress arrive over the run's Server-Sent Events.
+
+import { call, follow, ProblemError } from './api.js';
+import { approvalCard, questionCard, setBusy, showError } from './cards.js';
+import { pickLang, translator } from './i18n.js';
+import { liveBubble, renderTranscript } from './transcript.js';
+
+const params = new URLSearchParams(location.search);
+const lang = pickLang(params.get('lang'), navigator.languages);
+const t = translator(lang);
+
+const $ = (selector) => document.querySelector(selector);
+const log = $('#log');
+const pendingArea = $('#pending');
+const statusLine = $('#status');
+const composer = $('#composer');
+const message = $('#message');
+
+const state = {
+  runId: params.get('run'),
+  busy: false,
+  running: false,
+  renderedSeq: 0,
+  stream: null,
+  view: null,
+};
+
+function applyStrings() {
+  document.documentElement.lang = lang;
+  document.title = `${t('title')} · TurnKit`;
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  log.setAttribute('aria-label', t('conversation'));
+  pendingArea.setAttribute('aria-label', t('waiting'));
+  const toggle = $('#lang');
+  toggle.setAttribute('aria-label', t('switchLangLabel'));
+  toggle.addEventListener('click', () => {
+    const next = new URL(location.href);
+    next.searchParams.set('lang', lang === 'en' ? 'zh-CN' : 'en');
+    location.assign(next);
+  });
+  const fresh = new URL(location.origin);
+  if (params.get('lang')) fresh.searchParams.set('lang', params.get('lang'));
+  $('#new-run').href = fresh.pathname + fresh.search;
+}
+
+function updateStatus() {
+  statusLine.textContent = state.busy ? t('thinking') : state.running ? t('working') : '';
+  statusLine.classList.toggle('active', state.busy || state.running);
+}
+
+/** A transient line in the conversation (gone with the next state). */
+function notice(text) {
+  const line = document.createElement('p');
+  line.className = 'note';
+  line.textContent = text;
+  log.append(line);
+  line.scrollIntoView({ block: 'end' });
+}
+
+/** A message that stays until the user's next action. */
+function flash(text) {
+  const box = $('#flash');
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+function setRun(runId) {
+  state.runId = runId;
+  const url = new URL(location.href);
+  url.searchParams.set('run', runId);
+  history.replaceState(null, '', url);
+  $('#run-chip').hidden = false;
+  $('#run-id').textContent = runId.slice(0, 12);
+  $('#run-id').title = runId;
+  listen();
+}
+
+/** Shows a run's state: transcript, pending cards (kept when already shown), status. */
+function render(view) {
+  state.view = view;
+  state.renderedSeq = Math.max(state.renderedSeq, view.lastSeq ?? 0);
+  state.running = view.status === 'running';
+  renderTranscript(log, view.messages ?? [], t);
+  if (view.status === 'failed' && view.error) flash(t('failed', view.error.message));
+  const ids = new Set(view.pending.map((interaction) => interaction.id));
+  for (const card of pendingArea.querySelectorAll('.card')) if (!ids.has(card.dataset.id)) card.remove();
+  let first = null;
+  for (const interaction of view.pending) {
+    if (pendingArea.querySelector(`.card[data-id="${CSS.escape(interaction.id)}"]`)) continue;
+    const card = interaction.kind === 'question' ? buildQuestion(interaction) : buildApproval(interaction);
+    pendingArea.append(card);
+    first ??= card;
+  }
+  message.placeholder = t(view.pending.length ? 'placeholderPending' : 'placeholder');
+  updateStatus();
+  if (first) first.querySelector('input, textarea, button')?.focus({ preventScroll: true });
+  (pendingArea.lastElementChild ?? log.lastElementChild)?.scrollIntoView({ block: 'end' });
+}
+
+/** Runs one request that plays a turn; renders its result or explains its problem. */
+async function play(card, request) {
+  state.busy = true;
+  flash('');
+  updateStatus();
+  if (card) setBusy(card, true);
+  try {
+    render(await request());
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    if (error.status === 410 && error.problem.run) {
+      render(error.problem.run);
+      flash(t('expired'));
+    } else if (error.status === 409 && state.runId) {
+      render(await call('GET', `/runs/${state.runId}`));
+      flash(t('taken'));
+    } else if (card?.isConnected) {
+      const issues = (error.problem.issues ?? []).map(
+        (issue) => `\n• ${issue.path.join('.')}: ${issue.message}`,
+      );
+      showError(card, `${error.problem.detail ?? error.message}${issues.join('')}`);
+    } else {
+      flash(`${t('error')} ${error.problem.detail ?? error.message}`);
+    }
+  } finally {
+    state.busy = false;
+    if (card?.isConnected) setBusy(card, false);
+    log.querySelector('.bubble.live')?.remove();
+    updateStatus();
+  }
+}
+
+function buildQuestion(interaction) {
+  const card = questionCard(interaction, t, {
+    onAnswer: (answers) =>
+      play(card, () => call('POST', `/runs/${state.runId}/answer`, { id: interaction.id, answers })),
+    onDismiss: () => play(card, () => call('POST', `/runs/${state.runId}/cancel`, { id: interaction.id })),
+  });
+  return card;
+}
+
+function buildApproval(interaction) {
+  const card = approvalCard(interaction, t, {
+    onApprove: (decision) =>
+      play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
+    onReject: (decision) =>
+      play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
+  });
+  return card;
+}
+
+/** Live events of the run: streamed text, tools at work, and the state after each turn. */
+function onEvent({ event, id, data }) {
+  if (event === 'state') return render(data);
+  if (id !== undefined && id <= state.renderedSeq) return;
+  if (event === 'turn_started' && !state.busy) {
+    state.running = true;
+    updateStatus();
+  }
+  if (event === 'model_started') log.querySelector('.bubble.live')?.classList.remove('live');
+  if (event === 'model_delta') {
+    const live = liveBubble(log, t);
+    live.textContent += data.text;
+    live.scrollIntoView({ block: 'end' });
+  }
+  if (event === 'tool_started' && data.toolName !== 'AskUserQuestion') {
+    notice(t('toolRunning', data.toolName));
+  }
+}
+
+function listen() {
+  state.stream?.abort();
+  state.stream = new AbortController();
+  void follow(state.runId, onEvent, state.stream.signal);
+}
+
+composer.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = message.value.trim();
+  if (!input || state.busy) return;
+  message.value = '';
+  if (!state.runId) {
+    log.querySelector('.empty')?.remove();
+    log.append(
+      Object.assign(document.createElement('article'), {
+        className: 'bubble user pending-echo',
+        textContent: input,
+      }),
+    );
+    return play(null, async () => {
+      const view = await call('POST', '/runs', { input });
+      setRun(view.runId);
+      return view;
+    });
+  }
+  return play(null, () => call('POST', `/runs/${state.runId}/messages`, { input }));
+});
+
+message.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    composer.requestSubmit();
+  }
+});
+
+applyStrings();
+if (state.runId) {
+  setRun(state.runId);
+  call('GET', `/runs/${state.runId}`)
+    .then(render)
+    .catch((error) => {
+      if (error instanceof ProblemError && error.status === 404) {
+        state.stream?.abort();
+        flash(t('notFound'));
+      } else flash(`${t('error')} ${error.message}`);
+    });
+} else {
+  renderTranscript(log, [], t);
+}

@@ -1,0 +1,179 @@
+/**
+ * The offline model of the demo: a scripted model whose every step is one function of the request.
+ * It reads the end of the transcript (the user's message, or which tool just answered) and plays
+ * the next move of the LN2 story: look the freezer up → ask which lines and which medium → ask to
+ * thaw them (an approval) → report. It answers in Chinese when the user writes Chinese.
+ */
+import type { ChatMessage, ModelAdapter, ModelRequest } from '@turnkit/core';
+import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
+import type { FreezerLine, ThawResult } from './freezer.js';
+
+type Lang = 'en' | 'zh';
+
+const TEXT = {
+  en: {
+    checking: 'Let me check the LN2 freezer first.',
+    ask: 'Here is what is left. Two quick choices before I thaw anything:',
+    linesHeader: 'Cell lines',
+    linesQuestion: 'Which cell lines should I thaw (one vial each)?',
+    vials: (line: FreezerLine & { vials: number }) =>
+      `${line.kind} · rack ${line.rack}, box ${line.box} · ${line.vials} vials left`,
+    mediumHeader: 'Medium',
+    mediumQuestion: 'Which medium should the vials go into?',
+    rpmi: 'For suspension lines such as K562; pre-warmed to 37 °C.',
+    dmem: 'For adherent lines such as HeLa and HEK293T.',
+    confirm: 'Thawing cannot be undone, so I need your approval.',
+    done: 'Done. I thawed',
+    into: 'into',
+    missing: (names: string) => `${names}: not in this freezer, so nothing was thawed for it.`,
+    tip: 'Spin them down within 10 minutes and label the flasks with today’s date.',
+    rejected: 'Understood: nothing was thawed.',
+    noChoice: 'No problem, I did not thaw anything. Tell me when you are ready.',
+    welcome: 'You are welcome! Ask me whenever you need vials.',
+  },
+  zh: {
+    checking: '我先查一下液氮罐的库存。',
+    ask: '这是剩余的库存。解冻前请先做两个选择：',
+    linesHeader: '细胞系',
+    linesQuestion: '要解冻哪些细胞系（每种一支）？',
+    vials: (line: FreezerLine & { vials: number }) =>
+      `${line.kind === 'suspension' ? '悬浮' : '贴壁'} · ${line.rack} 架 ${line.box} 盒 · 剩 ${line.vials} 支`,
+    mediumHeader: '培养基',
+    mediumQuestion: '解冻到哪种培养基？',
+    rpmi: '适合 K562 等悬浮细胞；已预热到 37 °C。',
+    dmem: '适合 HeLa、HEK293T 等贴壁细胞。',
+    confirm: '解冻无法撤销，需要你的批准。',
+    done: '完成。已解冻',
+    into: '，培养基：',
+    missing: (names: string) => `${names}：不在这个液氮罐里，没有解冻。`,
+    tip: '请在 10 分钟内离心，并在培养瓶上写好今天的日期。',
+    rejected: '明白，没有解冻任何细胞。',
+    noChoice: '好的，我没有解冻任何东西。准备好了再告诉我。',
+    welcome: '不客气！需要细胞时随时找我。',
+  },
+} as const;
+
+function languageOf(messages: ChatMessage[]): Lang {
+  const lastUser = messages.filter((message) => message.role === 'user').at(-1);
+  return lastUser && /[\u4e00-\u9fff]/.test(lastUser.content ?? '') ? 'zh' : 'en';
+}
+
+/** The name of the tool whose result `message` is. */
+function toolNameOf(messages: ChatMessage[], toolCallId: string): string | undefined {
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    const call = message.tool_calls?.find((item) => item.id === toolCallId);
+    if (call) return call.function.name;
+  }
+  return undefined;
+}
+
+/** `"K562, Other (custom: MCF-7) (note: …)"` → `['K562', 'MCF-7']`. */
+export function labelsOf(answer: string): string[] {
+  const text = answer.replace(/ \(note: [\s\S]*\)$/, '');
+  const custom = /Other \(custom: ([\s\S]*?)\)(?=, |$)/.exec(text);
+  const rest = custom ? text.replace(custom[0], '') : text;
+  const labels = rest
+    .split(', ')
+    .map((label) => label.replace(/ \(Recommended\)$/, '').trim())
+    .filter((label) => label !== '');
+  return custom?.[1] ? [...labels, custom[1].trim()] : labels;
+}
+
+function askStep(lang: Lang, result: string): ScriptedStep {
+  const t = TEXT[lang];
+  const { lines } = JSON.parse(result) as { lines: (FreezerLine & { vials: number })[] };
+  const available = lines.filter((line) => line.vials > 0).slice(0, 4);
+  const questions = [
+    {
+      id: 'lines',
+      header: t.linesHeader,
+      question: t.linesQuestion,
+      multiSelect: true,
+      options: available.map((line) => ({ label: line.cellLine, description: t.vials(line) })),
+    },
+    {
+      id: 'medium',
+      header: t.mediumHeader,
+      question: t.mediumQuestion,
+      options: [
+        { label: 'RPMI-1640 (Recommended)', description: t.rpmi },
+        { label: 'DMEM', description: t.dmem },
+      ],
+    },
+  ];
+  return { text: t.ask, toolCalls: [{ name: 'AskUserQuestion', arguments: { questions } }] };
+}
+
+function thawStep(lang: Lang, result: string): ScriptedStep {
+  const parsed = JSON.parse(result) as { ok?: false; answers?: Record<string, string> };
+  const answers = Object.values(parsed.answers ?? {});
+  const cellLines = labelsOf(answers[0] ?? '');
+  const medium = labelsOf(answers[1] ?? '')[0] ?? 'RPMI-1640';
+  if (parsed.ok === false || cellLines.length === 0) return TEXT[lang].noChoice;
+  return {
+    text: TEXT[lang].confirm,
+    toolCalls: [{ name: 'thaw_vials', arguments: { cellLines, medium } }],
+  };
+}
+
+function reportStep(lang: Lang, result: string): ScriptedStep {
+  const t = TEXT[lang];
+  const parsed = JSON.parse(result) as Partial<ThawResult> & { ok?: false; rationale?: string | null };
+  if (parsed.ok === false) return parsed.rationale ? `${t.rejected} (${parsed.rationale})` : t.rejected;
+  const lines = [
+    `${t.done} ${(parsed.thawed ?? []).map((vial) => `${vial.cellLine} (${vial.position})`).join(', ')} ${t.into} ${parsed.medium}.`,
+  ];
+  if (parsed.missing?.length) lines.push(t.missing(parsed.missing.join(', ')));
+  lines.push(t.tip);
+  return lines.join('\n');
+}
+
+/** The next move, from the end of the transcript. */
+export function plan(request: ModelRequest): ScriptedStep {
+  const messages = request.messages.filter((message) => message.role !== 'system');
+  const lang = languageOf(messages);
+  const last = messages.at(-1);
+  if (last?.role === 'tool') {
+    const tool = toolNameOf(messages, last.tool_call_id);
+    if (tool === 'query_inventory') return askStep(lang, last.content);
+    if (tool === 'AskUserQuestion') return thawStep(lang, last.content);
+    if (tool === 'thaw_vials') return reportStep(lang, last.content);
+  }
+  if (last?.role === 'user' && /thank|谢/i.test(last.content)) return TEXT[lang].welcome;
+  return { text: TEXT[lang].checking, toolCalls: [{ name: 'query_inventory', arguments: {} }] };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The scripted model, with its text streamed one word every `paceMs` (so streaming is visible) after
+ * `thinkMs` of "thinking". The script is stateless: the same step function serves every call.
+ */
+export function demoModel(options: { paceMs: number; thinkMs: number }): ModelAdapter {
+  const inner = scriptedModel(
+    Array.from({ length: 1000 }, () => plan),
+    { name: 'ln2-script', delayMs: options.thinkMs },
+  );
+  if (options.paceMs <= 0) return inner;
+  return {
+    name: inner.name,
+    async generate(request: ModelRequest) {
+      const pieces: string[] = [];
+      const response = await inner.generate({ ...request, onDelta: (text) => pieces.push(text) });
+      for (const piece of pieces) {
+        await sleep(options.paceMs, request.signal);
+        request.onDelta?.(piece);
+      }
+      return response;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { labelsOf } from '../src/script.js';
+import { type DemoServer, startDemoServer } from '../src/server.js';
+
+let server: DemoServer;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnkit-web-'));
+  server = await startDemoServer({ port: 0, dataDir: dir, paceMs: 0, thinkMs: 0 });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function post(path: string, body: unknown) {
+  const response = await fetch(new URL(path, server.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('the demo server', () => {
+  it('serves the page with a strict CSP, and nothing outside public/', async () => {
+    const page = await fetch(server.url);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<script type="module" src="/app.js"></script>');
+    for (const path of ['app.js', 'i18n.js', 'style.css', 'cards.css']) {
+      expect((await fetch(new URL(path, server.url))).status).toBe(200);
+    }
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/src/server.ts', '/nope.js']) {
+      expect((await fetch(`${server.url.replace(/\/$/, '')}${path}`)).status).toBe(404);
+    }
+  });
+
+  it('plays the scripted LN2 story through /api: inventory → question → approval → report', async () => {
+    const started = await post('/api/runs', { input: 'Thaw vials for tomorrow' });
+    expect(started.status).toBe(201);
+    const question = started.body.pending[0];
+    expect(question.payload.questions.map((q: { header: string }) => q.header)).toEqual([
+      'Cell lines',
+      'Medium',
+    ]);
+    const runId = started.body.runId;
+    const answered = await post(`/api/runs/${runId}/answer`, {
+      id: question.id,
+      answers: { lines: { selected: ['K562'], other: 'MCF-7' }, medium: 'DMEM' },
+    });
+    expect(answered.body.pending[0].payload.input).toEqual({ cellLines: ['K562', 'MCF-7'], medium: 'DMEM' });
+    const done = await post(`/api/runs/${runId}/approve`, { id: answered.body.pending[0].id });
+    expect(done.body.status).toBe('completed');
+    expect(done.body.output).toContain('K562 (A3-12)');
+    expect(done.body.output).toContain('MCF-7: not in this freezer');
+    const again = await post('/api/runs', { input: '再解冻一支' });
+    expect(again.body.messages[1].content).toBe('我先查一下液氮罐的库存。');
+  });
+
+  it('reads the labels back from an answer result', () => {
+    expect(labelsOf('K562, HeLa, Other (custom: MCF-7, early passage) (note: be quick)')).toEqual([
+      'K562',
+      'HeLa',
+      'MCF-7, early passage',
+    ]);
+    expect(labelsOf('RPMI-1640 (Recommended)')).toEqual(['RPMI-1640']);
+  });
+});

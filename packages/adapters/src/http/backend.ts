@@ -1,0 +1,48 @@
+/**
+ * Where runs live between requests, behind one interface the routes use. Store mode keeps them in
+ * a `SnapshotStore` through core's sessions (claim before acting, compare-and-set, idempotent
+ * repeats, leases); client-held mode (client-held.ts) gives the signed snapshot to the client.
+ */
+import {
+  type Agent,
+  createSessions,
+  type ResponseInput,
+  type SnapshotStore,
+  type TurnOptions,
+  type TurnResult,
+} from '@turnkit/core';
+import type { HeldBody } from './schemas.js';
+
+/** A turn result, with the stored version in store mode. */
+export type BackendResult = TurnResult & { version?: number };
+
+/** The operations behind the routes. `held` carries the client's snapshot in client-held mode. */
+export interface RunBackend {
+  /** True when the client holds the snapshot (no store). */
+  readonly clientHeld: boolean;
+  start(input: string, context: unknown, options: TurnOptions): Promise<BackendResult>;
+  /** The run's current state; unknown run: `RUN_NOT_FOUND`. */
+  get(runId: string, options: TurnOptions): Promise<BackendResult>;
+  respond(
+    runId: string,
+    response: ResponseInput,
+    held: HeldBody,
+    options: TurnOptions,
+  ): Promise<BackendResult>;
+  send(runId: string, input: string, held: HeldBody, options: TurnOptions): Promise<BackendResult>;
+  retry(runId: string, held: HeldBody, options: TurnOptions): Promise<BackendResult>;
+}
+
+/** Store mode: every call goes through core's `createSessions`. */
+export function storeBackend(agent: Agent, store: SnapshotStore, leaseMs: number | undefined): RunBackend {
+  const sessions = createSessions({ agent, store, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+  return {
+    clientHeld: false,
+    start: (input, context, options) =>
+      sessions.start(context === undefined ? { input } : { input, context }, options),
+    get: (runId, options) => sessions.get(runId, options),
+    respond: (runId, response, _held, options) => sessions.respond(runId, [response], options),
+    send: (runId, input, _held, options) => sessions.send(runId, input, options),
+    retry: (runId, _held, options) => sessions.retry(runId, options),
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * What a run looks like over HTTP: the turn result without its per-call internals. `messages` (the
+ * whole transcript) is included unless the handler is built with `messages: false`; `snapshot`
+ * only in client-held mode, where the client must send it back; `version` only in store mode.
+ */
+import type {
+  AgentEvent,
+  ChatMessage,
+  PendingInteraction,
+  TurnResult,
+  TurnStatus,
+  TurnUsage,
+} from '@turnkit/core';
+
+/** The JSON body of every successful run response. */
+export interface RunView {
+  runId: string;
+  status: TurnStatus;
+  needsInput: boolean;
+  /** Every pending question and approval (empty unless `needs_input`). */
+  pending: PendingInteraction[];
+  /** The final assistant text when completed, else null. */
+  output: string | null;
+  /** Why the turn failed (e.g. `MODEL_ERROR`), else null. */
+  error: { code: string; message: string } | null;
+  /** The transcript (no system message); absent when the handler has `messages: false`. */
+  messages?: ChatMessage[];
+  /** Work done by this request. */
+  usage: TurnUsage;
+  /**
+   * `seq` of the last event this request produced, or null when it produced none. A client that
+   * also listens to the event stream can drop stream events with a `seq` at or below it.
+   */
+  lastSeq: number | null;
+  /** Store mode: the stored version of the run. */
+  version?: number;
+  /** Client-held mode: the signed snapshot to send back with the next request about this run. */
+  snapshot?: string;
+}
+
+/** Builds the view of a result. */
+export function toView(
+  result: TurnResult & { version?: number },
+  options: { messages: boolean; snapshot: boolean },
+): RunView {
+  const view: RunView = {
+    runId: result.runId,
+    status: result.status,
+    needsInput: result.needsInput,
+    pending: result.pending,
+    output: result.output,
+    error: result.error,
+    usage: result.usage,
+    lastSeq: result.events.at(-1)?.seq ?? null,
+  };
+  if (options.messages) view.messages = result.messages;
+  if (result.version !== undefined) view.version = result.version;
+  if (options.snapshot) view.snapshot = result.snapshot;
+  return view;
+}
+
+/**
+ * Whether the interaction this request responded to had expired: core then does not use the
+ * response but resolves the interaction as timed out (or with its default) and goes on. Those
+ * resolutions come first in the call's events, before any model or tool work.
+ */
+export function expiredResolution(events: readonly AgentEvent[]): string | null {
+  for (const event of events) {
+    if (event.type === 'interaction_resolved') {
+      if (event.resolution === 'timed_out' || event.resolution === 'defaulted') return event.interactionId;
+      continue;
+    }
+    if (event.type !== 'turn_started') return null;
+  }
+  return null;
+}
