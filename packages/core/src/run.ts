@@ -4,7 +4,7 @@
  * written back to one at the end; nothing outlives the call.
  */
 import { randomBytes } from 'node:crypto';
-import { type SnapshotFrom, transition } from 'xstate';
+import { type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
 import type { Agent } from './agent.js';
 import { SnapshotError, StateError } from './errors.js';
 import {
@@ -62,9 +62,18 @@ export interface Run {
   usage: TurnUsage;
 }
 
-/** A new run id: 128 random bits, URL-safe. */
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+
+/** A new run id: 128 random bits, URL-safe. Random bytes are drawn 4 KiB at a time (one syscall per 256 ids). */
 export function newRunId(): string {
-  return `run_${randomBytes(16).toString('base64url')}`;
+  if (randomOffset + 16 > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomOffset = 0;
+  }
+  const bytes = randomPool.subarray(randomOffset, randomOffset + 16);
+  randomOffset += 16;
+  return `run_${bytes.toString('base64url')}`;
 }
 
 /** The call's clock: `options.now` when given, else the system clock. */
@@ -168,7 +177,33 @@ export function loadRun(agent: Agent, snapshot: string, options: TurnOptions, co
 
 /** Sends an event to the machine. */
 export function send(run: Run, event: LoopEvent): void {
-  run.state = transition(agentMachine, run.state, event)[0];
+  run.state = agentMachine.transition(run.state, event, inertScope());
+}
+
+let scope: AnyActorScope | undefined;
+
+/**
+ * The actor scope for pure transitions, made once. xstate's `transition()` builds a new actor and
+ * its initial snapshot on every call (about half of each step's cost); the machine only uses
+ * `assign`, so one inert scope serves every transition.
+ */
+function inertScope(): AnyActorScope {
+  if (!scope) {
+    const self = createActor(agentMachine);
+    const ignore = () => undefined;
+    scope = {
+      self,
+      system: self.system,
+      id: '',
+      sessionId: '',
+      defer: ignore,
+      emit: ignore,
+      logger: ignore,
+      stopChild: ignore,
+      actionExecutor: ignore,
+    } as unknown as AnyActorScope;
+  }
+  return scope;
 }
 
 /** The run's state name. */
@@ -185,20 +220,33 @@ export function emit(run: Run, body: EventBody): void {
   let top = run;
   while (top.parent) top = top.parent;
   if (top !== run && body.type.startsWith('turn_')) return;
-  const event = {
-    ...body,
+  // Every caller passes a fresh literal, so the header goes onto it instead of a spread copy.
+  const event = Object.assign(body, {
     runId: top.runId,
     turn: top.turn,
     seq: ++top.seq,
-    at: now(top).toISOString(),
+    at: isoTime(now(top)),
     agentPath: run.agentPath,
-  } as AgentEvent;
+  }) as AgentEvent;
   top.events.push(event);
   try {
     top.options.onEvent?.(event);
   } catch {
     // An observer's bug must not change the run it observes.
   }
+}
+
+let lastTime = Number.NaN;
+let lastIso = '';
+
+/** `date.toISOString()`, cached for the millisecond: a turn emits many events within one. */
+function isoTime(date: Date): string {
+  const time = date.getTime();
+  if (time !== lastTime) {
+    lastTime = time;
+    lastIso = date.toISOString();
+  }
+  return lastIso;
 }
 
 /** Public status of a state name. */

@@ -33,7 +33,9 @@ export interface DecodedSnapshot {
   lease?: { owner: string; expiresAt: string };
 }
 
-const SIGNATURE_TAIL = /,"sig":"([0-9a-f]{64})"\}$/;
+/** `,"sig":"<64 hex>"}`: what signing puts in place of the envelope's final `}`. */
+const SIGNATURE_TAIL = /^,"sig":"([0-9a-f]{64})"\}$/;
+const SIGNATURE_TAIL_LENGTH = 74;
 
 function hmac(secret: string, text: string): string {
   return createHmac('sha256', secret).update(text).digest('hex');
@@ -46,23 +48,26 @@ export function encodeSnapshot(decoded: DecodedSnapshot, secret?: string): strin
   return `${text.slice(0, -1)},"sig":"${hmac(secret, text)}"}`;
 }
 
-function verifySignature(snapshot: string, secret: string): string {
-  const match = SIGNATURE_TAIL.exec(snapshot);
+/**
+ * Checks the signature over the exact unsigned bytes (the text before the tail, then `}`), before
+ * anything is parsed. The bytes are fed to the HMAC in two pieces rather than copied into one string.
+ */
+function verifySignature(snapshot: string, secret: string): void {
+  const cut = snapshot.length - SIGNATURE_TAIL_LENGTH;
+  const match = cut > 0 ? SIGNATURE_TAIL.exec(snapshot.slice(cut)) : null;
   if (!match) {
     throw new SnapshotError(
       'SNAPSHOT_TAMPERED',
       'The snapshot is not signed, but this agent requires signed snapshots: pass the snapshot string exactly as TurnKit returned it.',
     );
   }
-  const unsigned = `${snapshot.slice(0, match.index)}}`;
-  const expected = Buffer.from(hmac(secret, unsigned), 'hex');
+  const expected = createHmac('sha256', secret).update(snapshot.slice(0, cut)).update('}').digest();
   if (!timingSafeEqual(expected, Buffer.from(match[1]!, 'hex'))) {
     throw new SnapshotError(
       'SNAPSHOT_TAMPERED',
       'The snapshot signature does not match: it was edited, or signed with another secret. Use the snapshot exactly as TurnKit returned it, with the same `snapshot.secret`.',
     );
   }
-  return unsigned;
 }
 
 const stateNames = [
@@ -123,7 +128,8 @@ const stepCallSchema = z.object({
 });
 
 const loopContextSchema = z.object({
-  messages: z.array(z.unknown()),
+  // Checked element by element in checkMessages; an array schema would walk and copy it once more.
+  messages: z.custom<unknown[]>((value) => Array.isArray(value), 'expected an array'),
   step: z.array(stepCallSchema).nullable(),
   resolved: z.array(z.object({ id: z.string(), toolCallId: z.string() }).loose()),
   interactionCount: z.number().int().nonnegative(),
@@ -264,10 +270,11 @@ function invalid(detail: string, cause?: unknown): SnapshotError {
 /** Signature and format/version checks; returns the parsed, not yet shape-checked envelope. */
 export function readEnvelope(snapshot: unknown, secret?: string): Record<string, unknown> {
   if (typeof snapshot !== 'string') throw invalid(`expected a string, got ${typeof snapshot}`);
-  const text = secret ? verifySignature(snapshot, secret) : snapshot;
+  if (secret) verifySignature(snapshot, secret);
+  // The signed text parses to the unsigned envelope plus `sig`, which is dropped below.
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(snapshot);
   } catch (error) {
     throw invalid('not JSON', error);
   }

@@ -1,0 +1,9 @@
+import { defineConfig } from 'tsup';
+
+// The harness runs compiled against the BUILT packages: every dependency stays an import.
+export default defineConfig({
+  entry: { bench: 'src/bench.ts', profile: 'src/profile.ts' },
+  format: ['esm'],
+  clean: true,
+  target: 'node20',
+});
