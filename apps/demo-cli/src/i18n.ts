@@ -51,14 +51,14 @@ const en = {
   questionCancelled: 'Question cancelled. Nothing is lost: run {runId} is saved and still waiting for you.',
   approvalCancelled: 'Approval postponed. Nothing is lost: run {runId} is saved and still waiting for you.',
   interrupted: 'Interrupted. Nothing is lost: run {runId} is saved.',
-  resumeHint: 'Resume with: turnkit-demo resume {runId}',
-  finished: 'Run {runId} is saved. Continue it later with: turnkit-demo resume {runId}',
+  resumeHint: 'Resume with: {command} resume {runId}',
+  finished: 'Run {runId} is saved. Continue it later with: {command} resume {runId}',
   failed: 'The turn failed ({code}): {message}',
   maxSteps: 'The agent used its {maxSteps} steps for this turn.',
-  retryHint: 'Retry with: turnkit-demo resume {runId}',
+  retryHint: 'Retry with: {command} resume {runId}',
   aborted: 'Stopped. Run {runId} is saved; resuming retries the interrupted turn.',
   busy: 'Run {runId} is being worked on by another process. Try again in a minute.',
-  notFound: 'There is no run {runId} in {dir}. List runs with: turnkit-demo runs',
+  notFound: 'There is no run {runId} in {dir}. List runs with: {command} runs',
   noRuns: 'No runs in {dir} yet. Start one with: turnkit-demo',
   resumed: 'Resuming run {runId} ({status}).',
   lastAnswer: 'Last answer',
@@ -128,14 +128,14 @@ const zhCN: Record<MessageKey, string> = {
   questionCancelled: '提问已取消。没有任何丢失：运行 {runId} 已保存，仍在等待您的回答。',
   approvalCancelled: '批准已推迟。没有任何丢失：运行 {runId} 已保存，仍在等待您的决定。',
   interrupted: '已中断。没有任何丢失：运行 {runId} 已保存。',
-  resumeHint: '继续运行：turnkit-demo resume {runId}',
-  finished: '运行 {runId} 已保存。之后可继续：turnkit-demo resume {runId}',
+  resumeHint: '继续运行：{command} resume {runId}',
+  finished: '运行 {runId} 已保存。之后可继续：{command} resume {runId}',
   failed: '本轮失败（{code}）：{message}',
   maxSteps: 'Agent 已用完本轮的 {maxSteps} 步。',
-  retryHint: '重试：turnkit-demo resume {runId}',
+  retryHint: '重试：{command} resume {runId}',
   aborted: '已停止。运行 {runId} 已保存；继续运行会重试被中断的一轮。',
   busy: '运行 {runId} 正由另一个进程处理，请一分钟后再试。',
-  notFound: '{dir} 中没有运行 {runId}。列出运行：turnkit-demo runs',
+  notFound: '{dir} 中没有运行 {runId}。列出运行：{command} runs',
   noRuns: '{dir} 中还没有运行。开始一个：turnkit-demo',
   resumed: '继续运行 {runId}（{status}）。',
   lastAnswer: '上一次回答',
@@ -163,11 +163,21 @@ const TABLE: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };
 /** Looks up a UI string and fills its `{placeholders}`. */
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 
-export function translator(lang: Lang): Translate {
+/**
+ * How the user runs this CLI, for the hints it prints: `npm run demo --` when started by the root
+ * `npm run demo` script (where `turnkit-demo` is not on the PATH), else `turnkit-demo`.
+ */
+export function commandName(env: NodeJS.ProcessEnv): string {
+  return env.npm_lifecycle_event === 'demo' ? 'npm run demo --' : 'turnkit-demo';
+}
+
+export function translator(lang: Lang, env: NodeJS.ProcessEnv = process.env): Translate {
+  const defaults = { command: commandName(env) };
   return (key, params = {}) =>
-    TABLE[lang][key].replace(/\{(\w+)\}/g, (match, name: string) =>
-      name in params ? String(params[name]) : match,
-    );
+    TABLE[lang][key].replace(/\{(\w+)\}/g, (match, name: string) => {
+      const value = name in params ? params[name] : (defaults as Record<string, string>)[name];
+      return value === undefined ? match : String(value);
+    });
 }
 
 /** `zh-CN` for any Chinese locale in LC_ALL, LC_MESSAGES or LANG (first one set wins), else English. */

@@ -2,14 +2,14 @@
 import { PassThrough } from 'node:stream';
 import type { Question } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { translator } from '../src/i18n.js';
+import { commandName, translator } from '../src/i18n.js';
 import { parseLineChoice } from '../src/prompt-lines.js';
 import { renderApprovalCard, renderQuestionCard } from '../src/render.js';
 import { guessCellLine, parseAnswerText } from '../src/scenario/script.js';
 import { displayWidth, wrap } from '../src/text.js';
 import { createUi } from '../src/ui.js';
 
-const t = translator('en');
+const t = translator('en', {});
 const single: Question = {
   id: 'q0',
   question: 'Which line?',
@@ -167,5 +167,17 @@ describe('cards', () => {
       '│           "vials": 1                                                     │',
       '│         }                                                                │',
     ]);
+  });
+});
+
+describe('resume hints', () => {
+  it('name the command the user can actually run: npm run demo -- when started by the root script', () => {
+    expect(translator('en', { npm_lifecycle_event: 'demo' })('resumeHint', { runId: 'run_x' })).toBe(
+      'Resume with: npm run demo -- resume run_x',
+    );
+    expect(translator('en', {})('resumeHint', { runId: 'run_x' })).toBe(
+      'Resume with: turnkit-demo resume run_x',
+    );
+    expect(commandName({ npm_lifecycle_event: 'start' })).toBe('turnkit-demo');
   });
 });
