@@ -12,10 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answerQuestion, parseSnapshot, runTurn, type TurnResult } from '../src/index.js';
 import { FIRST_INPUT, FIXTURE_NOW, HEADER, inventoryAgent, LABELS } from './fixtures/inventory-agent.js';
+import { teamAgent } from './fixtures/team-agent.js';
 
 const run = promisify(execFile);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const childScript = fileURLToPath(new URL('./fixtures/child.ts', import.meta.url));
+const teamChildScript = fileURLToPath(new URL('./fixtures/team-child.ts', import.meta.url));
 const workDirectory = mkdtempSync(join(tmpdir(), 'turnkit-process-'));
 const agent = inventoryAgent();
 const options = { now: FIXTURE_NOW };
@@ -86,5 +88,27 @@ describe('a paused run across processes', () => {
 
     expect(result.runId).toBe(paused.runId);
     expectAnsweredTranscript(result, LABELS[0], 3);
+  }, 30_000);
+});
+
+describe('a paused sub-agent across processes', () => {
+  it('routes an answer to a child paused in another process, and the child and parent finish there', async () => {
+    const paused = await runTurn(teamAgent(), { input: 'paint the shed' });
+    expect(paused.pendingQuestion).toMatchObject({
+      agentPath: ['lead', 'researcher'],
+      id: 'lead/researcher@delegate:1',
+    });
+    const file = join(workDirectory, 'team.txt');
+    writeFileSync(file, paused.snapshot);
+
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', teamChildScript, file, '"Blue"'], {
+      cwd: packageRoot,
+      timeout: 20_000,
+    });
+    const { pid, result } = JSON.parse(stdout) as { pid: number; result: TurnResult };
+
+    expect(pid).not.toBe(process.pid);
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe(`lead: researcher (pid ${pid}) got {"answers":{"Colour":"Blue"}}`);
   }, 30_000);
 });
