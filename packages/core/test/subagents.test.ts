@@ -244,6 +244,43 @@ describe('agentTool, bubble (default)', () => {
     expect(r2.snapshot).not.toContain('"child":');
   });
 
+  it('propagates an abort into a resuming child; a retry resumes the child from its recorded answer', async () => {
+    const controller = new AbortController();
+    let slow = true;
+    const child = defineAgent({
+      name: 'researcher',
+      instructions: 'r',
+      model: scriptedModel([
+        { toolCalls: [ask([colorQuestion])] },
+        async (request) => {
+          if (slow) {
+            slow = false;
+            setTimeout(() => controller.abort(), 5);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          return `child: ${lastContent(request)}`;
+        },
+      ]),
+      tools: [askUserQuestion()],
+    });
+    const parent = parentAgent(child, [
+      { toolCalls: [delegate('x')] },
+      (request) => `lead: ${lastContent(request)}`,
+    ]);
+    const r1 = await runTurn(parent, { input: 'go' });
+    const aborted = await answerQuestion(
+      parent,
+      r1.snapshot,
+      { answers: 'Red' },
+      { signal: controller.signal },
+    );
+    expect(aborted.status).toBe('aborted');
+    expect(JSON.parse(aborted.snapshot).state.context.step[0].status).toBe('resuming');
+    const retried = await runTurn(parent, { snapshot: aborted.snapshot });
+    expect(retried.output).toBe('lead: child: {"answers":{"Colour":"Red"}}');
+    expectOneResultPerCall(retried);
+  });
+
   it('reports a failing child as a tool_error result, not a failed parent', async () => {
     const child = childAgent('researcher', []);
     const parent = parentAgent(child, [{ toolCalls: [delegate('x')] }, (request) => lastContent(request)]);
