@@ -4,10 +4,11 @@
  * `runTurn`, the entry point for new runs, new user messages and retries.
  */
 import type { Agent } from './agent.js';
+import { assertSerializable } from './context.js';
 import { ModelError, StateError, TurnkitError } from './errors.js';
+import { emit } from './events.js';
 import { SUPERSEDED_RESULT } from './machine.js';
 import {
-  emit,
   encodeRun,
   loadRun,
   newRun,
@@ -21,7 +22,6 @@ import {
   stateOf,
   toPending,
 } from './run.js';
-import { assertSerializable } from './snapshot.js';
 import { runStep } from './step.js';
 import type { AssistantMessage, ChatMessage, ToolCall, TurnOptions, TurnResult } from './types.js';
 

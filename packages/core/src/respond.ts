@@ -6,11 +6,12 @@
  */
 import type { Agent } from './agent.js';
 import { AnswerError, type AnswerIssue, StateError } from './errors.js';
+import { emit } from './events.js';
 import { beginTurn, continueTurn } from './loop.js';
 import type { Resolution, ResolvedRecord, StepCall, StoredInteraction } from './machine.js';
 import { formatAnswersResult, formatDefaultedResult, normalizeAnswers } from './questions/index.js';
 import { toolErrorResult } from './results.js';
-import { emit, loadRun, notWaiting, now, pendingOf, type Run, resultOf, send, stateOf } from './run.js';
+import { loadRun, notWaiting, now, pendingOf, type Run, resultOf, send, stateOf } from './run.js';
 import { checkToolInput } from './step.js';
 import { childRunFor, childState } from './subagents.js';
 import type { Answers, InteractionResponse, TurnOptions, TurnResult } from './types.js';

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type AnyActorScope, createActor, type SnapshotFrom } from 'xstate';
 import type { Agent } from './agent.js';
+import { deserializeContext, serializeContext } from './context.js';
 import { SnapshotError, StateError } from './errors.js';
 import {
   agentMachine,
@@ -18,11 +19,9 @@ import {
 import {
   checkShape,
   type DecodedSnapshot,
-  deserializeContext,
   encodeSnapshot,
   readEnvelope,
   SNAPSHOT_VERSION,
-  serializeContext,
 } from './snapshot.js';
 import type {
   AgentEvent,
@@ -34,13 +33,6 @@ import type {
 } from './types.js';
 
 type MachineState = SnapshotFrom<typeof agentMachine>;
-
-/** Distributive omit, so each event variant keeps its own fields. */
-export type EventBody = AgentEvent extends infer Event
-  ? Event extends AgentEvent
-    ? Omit<Event, 'runId' | 'turn' | 'seq' | 'at' | 'agentPath'>
-    : never
-  : never;
 
 /** The working state of one call. */
 export interface Run {
@@ -209,44 +201,6 @@ function inertScope(): AnyActorScope {
 /** The run's state name. */
 export function stateOf(run: Run): LoopStateName {
   return run.state.value as LoopStateName;
-}
-
-/**
- * Records an event and hands it to `onEvent`, whose failures never reach the run. A sub-agent's
- * events go to the top run, numbered in its sequence and tagged with the sub-agent's `agentPath`;
- * its own `turn_*` events are not forwarded.
- */
-export function emit(run: Run, body: EventBody): void {
-  let top = run;
-  while (top.parent) top = top.parent;
-  if (top !== run && body.type.startsWith('turn_')) return;
-  // Every caller passes a fresh literal, so the header goes onto it instead of a spread copy.
-  const event = Object.assign(body, {
-    runId: top.runId,
-    turn: top.turn,
-    seq: ++top.seq,
-    at: isoTime(now(top)),
-    agentPath: run.agentPath,
-  }) as AgentEvent;
-  top.events.push(event);
-  try {
-    top.options.onEvent?.(event);
-  } catch {
-    // An observer's bug must not change the run it observes.
-  }
-}
-
-let lastTime = Number.NaN;
-let lastIso = '';
-
-/** `date.toISOString()`, cached for the millisecond: a turn emits many events within one. */
-function isoTime(date: Date): string {
-  const time = date.getTime();
-  if (time !== lastTime) {
-    lastTime = time;
-    lastIso = date.toISOString();
-  }
-  return lastIso;
 }
 
 /** Public status of a state name. */

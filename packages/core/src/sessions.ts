@@ -5,6 +5,7 @@
  * result. A request that loses the claim fails before any tool runs.
  */
 import type { Agent } from './agent.js';
+import { assertSerializable } from './context.js';
 import { ConflictError, StateError } from './errors.js';
 import { beginTurn, continueTurn, sendUserMessage } from './loop.js';
 import type { ResolvedRecord } from './machine.js';
@@ -22,7 +23,6 @@ import {
   send,
   stateOf,
 } from './run.js';
-import { assertSerializable } from './snapshot.js';
 import type { SnapshotStore } from './stores.js';
 import type { ChatMessage, TurnOptions, TurnResult } from './types.js';
 

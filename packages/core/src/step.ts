@@ -6,9 +6,10 @@
  */
 import type { z } from 'zod';
 import { formatIssuePath } from './errors.js';
+import { emit } from './events.js';
 import type { CallResult, StepCall, StepOutcome, StoredInteraction } from './machine.js';
 import { errorCodeOf, toolErrorResult, validationMessage } from './results.js';
-import { emit, now, type Run } from './run.js';
+import { now, type Run } from './run.js';
 import { runAnswerSubagent, runSubagentCall } from './subagents.js';
 import type { AnyFunctionTool, QuestionTool, ToolContext } from './tools.js';
 import type { ToolCall } from './types.js';
