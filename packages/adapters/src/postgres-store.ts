@@ -41,6 +41,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * );
  * CREATE INDEX IF NOT EXISTS turnkit_runs_expires_at_idx
  *   ON turnkit_runs (expires_at) WHERE expires_at IS NOT NULL;
+ * ALTER TABLE turnkit_runs ALTER COLUMN snapshot SET COMPRESSION lz4; -- where the server supports it
  * ```
  *
  * `put` with `expectedVersion: null` is `INSERT … ON CONFLICT (run_id) DO NOTHING`; otherwise
@@ -82,6 +83,11 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       await pool.query(
         `CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (expires_at) WHERE expires_at IS NOT NULL`,
       );
+      // Compressing the large snapshot column dominates each write; lz4 (PostgreSQL 14+, when built
+      // with it) halves a 1000-message resume against the default pglz. Older servers keep pglz.
+      await pool
+        .query(`ALTER TABLE ${table} ALTER COLUMN snapshot SET COMPRESSION lz4`)
+        .catch(() => undefined);
     },
 
     async get(runId): Promise<StoredSnapshot | null> {

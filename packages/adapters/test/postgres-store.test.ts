@@ -56,6 +56,16 @@ describe.skipIf(!url)('postgresStore', () => {
         table,
       ]);
       expect(indexes.map((row) => row.indexname)).toContain(`${table}_expires_at_idx`);
+      const { rows: lz4 } = await pool.query(
+        "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)",
+      );
+      if (lz4.length > 0) {
+        const { rows: compression } = await pool.query(
+          "SELECT attcompression FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'snapshot'",
+          [table],
+        );
+        expect(compression).toEqual([{ attcompression: 'l' }]);
+      }
     });
 
     it('stores expiresAt beside the snapshot', async () => {
