@@ -84,15 +84,7 @@ export function readEnvelope(snapshot: unknown, secret?: string): Record<string,
   if (typeof snapshot !== 'string') throw invalidSnapshot(`expected a string, got ${typeof snapshot}`);
   if (secret) verifySignature(snapshot, secret);
   // The signed text parses to the unsigned envelope plus `sig`, which is dropped below.
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(snapshot);
-  } catch (error) {
-    throw invalidSnapshot('not JSON', error);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw invalidSnapshot('not a JSON object');
-  const envelope = parsed as Record<string, unknown>;
+  const envelope = parseObject(snapshot);
   if (envelope.format !== FORMAT) throw invalidSnapshot(`format is ${JSON.stringify(envelope.format)}`);
   if (envelope.version !== SNAPSHOT_VERSION) {
     throw new SnapshotError(
@@ -118,6 +110,53 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
   if (problem) throw invalidSnapshot(problem);
   // zod returns fresh objects holding only the known keys; messages keep their parsed elements.
   return { ...result.data, format: FORMAT, version: SNAPSHOT_VERSION } as unknown as DecodedSnapshot;
+}
+
+/** Who a snapshot belongs to and how far it got: see {@link readSnapshotHeader}. */
+export interface SnapshotHeader {
+  agent: string;
+  agentVersion: string;
+  runId: string;
+  turn: number;
+  seq: number;
+}
+
+/**
+ * Reads a snapshot's header (agent, run id, turn) without parsing its transcript: for routing a
+ * snapshot a client sent back, before resuming it. With `secret`, the signature is checked first;
+ * the transcript and state are not validated (the resume that follows does that).
+ */
+export function readSnapshotHeader(snapshot: string, options: { secret?: string } = {}): SnapshotHeader {
+  if (typeof snapshot !== 'string') throw invalidSnapshot(`expected a string, got ${typeof snapshot}`);
+  if (options.secret) verifySignature(snapshot, options.secret);
+  // The header keys come before "state" in every snapshot TurnKit writes, and a key cannot occur
+  // unescaped inside a JSON string, so the text up to the first `,"state":` is the header.
+  const end = snapshot.indexOf(',"state":');
+  const envelope = end > 0 ? parseObject(`${snapshot.slice(0, end)}}`) : parseObject(snapshot);
+  if (envelope.format !== FORMAT) throw invalidSnapshot(`format is ${JSON.stringify(envelope.format)}`);
+  const { agent, agentVersion, runId, turn, seq } = envelope;
+  if (
+    typeof agent !== 'string' ||
+    typeof agentVersion !== 'string' ||
+    typeof runId !== 'string' ||
+    typeof turn !== 'number' ||
+    typeof seq !== 'number'
+  ) {
+    throw invalidSnapshot('its header (agent, agentVersion, runId, turn, seq) is incomplete');
+  }
+  return { agent, agentVersion, runId, turn, seq };
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw invalidSnapshot('not JSON', error);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidSnapshot('not a JSON object');
+  return parsed as Record<string, unknown>;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   askUserQuestion,
   defineTool,
   parseSnapshot,
+  readSnapshotHeader,
   runTurn,
   SnapshotError,
 } from '../src/index.js';
@@ -205,5 +206,33 @@ describe('compatibility between pause and resume', () => {
     const r2 = await answerQuestion(v2, result.snapshot, { answers: 'K562-dTAG' });
     expect(seen).toEqual(['1']);
     expect(JSON.parse(r2.snapshot).agentVersion).toBe('2');
+  });
+});
+
+describe('readSnapshotHeader', () => {
+  it('reads who a snapshot belongs to without its transcript, after checking the signature', async () => {
+    const { result } = await pausedOnQuestion({ snapshot: { secret }, version: '3' });
+    expect(readSnapshotHeader(result.snapshot, { secret })).toEqual({
+      agent: 'inventory',
+      agentVersion: '3',
+      runId: result.runId,
+      turn: 1,
+      seq: result.events.at(-1)!.seq,
+    });
+    const edited = result.snapshot.replace(result.runId, 'run_someone_else_entirely');
+    expect(() => readSnapshotHeader(edited, { secret })).toThrow(
+      expect.objectContaining({ code: 'SNAPSHOT_TAMPERED' }),
+    );
+  });
+
+  it('refuses what is not a snapshot header with SNAPSHOT_INVALID', () => {
+    for (const text of [
+      'nope',
+      '[]',
+      '{"format":"other","state":{}}',
+      '{"format":"turnkit.snapshot","runId":5,"state":{}}',
+    ]) {
+      expect(() => readSnapshotHeader(text)).toThrow(expect.objectContaining({ code: 'SNAPSHOT_INVALID' }));
+    }
   });
 });

@@ -7,7 +7,7 @@
  * (replay), and two requests with the same snapshot both continue it (no compare-and-set). Use
  * store mode when a run must never fork, and `ctx.idempotencyKey` in tools with side effects.
  */
-import { type Agent, defineAgent, parseSnapshot, respond, runTurn, TurnkitError } from '@turnkit/core';
+import { type Agent, defineAgent, readSnapshotHeader, respond, runTurn, TurnkitError } from '@turnkit/core';
 import type { RunBackend } from './backend.js';
 import { HttpProblem } from './problem.js';
 import type { HeldBody } from './schemas.js';
@@ -36,10 +36,13 @@ export function assertSigning(agent: Agent): void {
 export function clientHeldBackend(agent: Agent): RunBackend {
   const secret = agent.snapshot!.secret!;
 
-  /** The client's snapshot, checked (signature first) and matched with the run in the URL. */
+  /**
+   * The client's snapshot, its signature checked and its run matched with the URL. Only the header
+   * is parsed here; the resume that follows validates the rest.
+   */
   function heldSnapshot(runId: string, held: HeldBody): string {
     const snapshot = held.snapshot!;
-    const decoded = parseSnapshot(snapshot, { secret });
+    const decoded = readSnapshotHeader(snapshot, { secret });
     if (decoded.runId !== runId) {
       throw new HttpProblem(
         'BAD_REQUEST',
