@@ -19,13 +19,22 @@ type CallOutcome = CallResult | { draft: Draft } | undefined;
 
 const ABORTED = Symbol('aborted');
 
-/** Resolves to ABORTED when the signal fires, so an abort never waits on a tool that ignores it. */
-function untilAborted(signal: AbortSignal | undefined): Promise<typeof ABORTED> | null {
-  if (!signal) return null;
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(ABORTED);
-    else signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+/**
+ * A promise that resolves to ABORTED when the signal fires, so an abort never waits on a tool that
+ * ignores it; `dispose` removes the listener, so a long-lived signal does not collect one per step.
+ */
+function abortRace(signal: AbortSignal | undefined): {
+  promise: Promise<typeof ABORTED> | null;
+  dispose(): void;
+} {
+  if (!signal) return { promise: null, dispose: () => undefined };
+  let listener: (() => void) | undefined;
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    if (signal.aborted) return resolve(ABORTED);
+    listener = () => resolve(ABORTED);
+    signal.addEventListener('abort', listener, { once: true });
   });
+  return { promise, dispose: () => listener && signal.removeEventListener('abort', listener) };
 }
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
@@ -112,7 +121,8 @@ async function execute(
     const work = Promise.resolve().then(() =>
       tool.execute(input as never, toolContext(run, call.id, signal)),
     );
-    const raced = await Promise.race([work, untilAborted(signal)].filter(Boolean));
+    const abort = abortRace(signal);
+    const raced = await Promise.race([work, abort.promise].filter(Boolean)).finally(abort.dispose);
     if (raced === ABORTED) {
       work.catch(() => undefined);
       if (turnSignal?.aborted) return undefined;
@@ -268,7 +278,8 @@ export async function runStep(run: Run): Promise<StepOutcome[]> {
   const runnable = step.filter(
     (call) => call.status === 'queued' || call.status === 'approved' || call.status === 'resuming',
   );
-  const aborted = untilAborted(run.options.signal);
+  const abort = abortRace(run.options.signal);
+  const aborted = abort.promise;
   const settled = await Promise.all(
     runnable.map(async (stepCall) => {
       const call = calls.get(stepCall.toolCallId);
@@ -277,7 +288,7 @@ export async function runStep(run: Run): Promise<StepOutcome[]> {
       const raced = aborted ? await Promise.race([work, aborted]) : await work;
       return raced === ABORTED ? undefined : raced;
     }),
-  );
+  ).finally(abort.dispose);
   const outcomes: StepOutcome[] = [];
   let waiting = step.filter((call) => call.status === 'pending').length;
   let created = context.interactionCount;
