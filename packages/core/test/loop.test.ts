@@ -424,7 +424,7 @@ describe('model errors, max steps, aborts', () => {
   });
 
   it('leaves no listener behind on a long-lived signal, turn after turn', async () => {
-    const { getEventListeners } = await import('node:events');
+    const { EventEmitter } = await import('node:events');
     const controller = new AbortController();
     const step = { toolCalls: [{ name: 'query_inventory', arguments: { cellLine: 'K562' } }] };
     const agent = makeAgent([step, 'ok']);
@@ -432,7 +432,7 @@ describe('model errors, max steps, aborts', () => {
       const result = await runTurn(agent, { input: 'go' }, { signal: controller.signal });
       expect(result.status).toBe('completed');
     }
-    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('aborts during a model call and keeps the transcript from before it', async () => {
