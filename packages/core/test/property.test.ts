@@ -22,6 +22,7 @@ import {
   TurnkitError,
   type TurnResult,
 } from '../src/index.js';
+import { stateNames } from '../src/snapshot-shape.js';
 import {
   FIRST_INPUT,
   FIXTURE_NOW,
@@ -45,17 +46,7 @@ const END_EVENT_OF: Record<string, string> = {
 };
 const STATUSES = Object.keys(END_EVENT_OF);
 const END_EVENTS = Object.values(END_EVENT_OF);
-const STATE_NAMES = [
-  'idle',
-  'callingModel',
-  'executingTools',
-  'settling',
-  'waitingInput',
-  'completed',
-  'failed',
-  'maxSteps',
-  'aborted',
-];
+const STATE_NAMES = [...stateNames];
 
 const prototypeKeys = {
   object: Object.getOwnPropertyNames(Object.prototype).sort(),
