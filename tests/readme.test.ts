@@ -57,6 +57,7 @@ describe('README examples', () => {
       'postgres-handler',
       'quickstart',
       'sessions',
+      'subagents',
     ]);
   });
 
@@ -71,6 +72,11 @@ describe('README examples', () => {
     const output = await runExample('sessions');
     expect(output).toMatch(/^approval \{\s+toolName: 'record_thaw'/);
     expect(output.trim().split('\n').at(-1)).toBe("[ 'completed', true ]");
+  });
+
+  it('subagents: a child question pauses the parent and the answer is routed down', async () => {
+    const lines = (await runExample('subagents')).trim().split('\n');
+    expect(lines).toEqual(["[ 'lead', 'researcher' ]", 'Plan: thaw K562. Use RPMI-1640.']);
   });
 
   it('event-log: writes the run history as JSON lines and reads it back', async () => {
