@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -31,7 +32,7 @@ async function runExample(name: string, options: { entry?: string; env?: Record<
   if (!code) throw new Error(`no README has an example named ${name}`);
   await mkdir(scratch, { recursive: true });
   await writeFile(join(scratch, `${name}.ts`), code);
-  for (const fixture of ['agent.ts', 'postgres-handler-harness.ts']) {
+  for (const fixture of ['agent.ts', 'postgres-handler-harness.ts', 'http-handler-harness.ts']) {
     await copyFile(join(here, 'fixtures', fixture), join(scratch, fixture));
   }
   const entry = join(scratch, options.entry ?? `${name}.ts`);
@@ -45,6 +46,18 @@ async function runExample(name: string, options: { entry?: string; env?: Record<
 
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
+/** A loopback port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 const pgUrl = process.env.TURNKIT_PG_URL;
 if (!pgUrl && process.env.CI !== 'true') {
   console.warn('TURNKIT_PG_URL is not set: the README example on PostgreSQL is skipped.');
@@ -54,6 +67,7 @@ describe('README examples', () => {
   it('lists the examples this suite knows', async () => {
     expect([...(await examples()).keys()].sort()).toEqual([
       'event-log',
+      'http-handler',
       'postgres-handler',
       'quickstart',
       'sessions',
@@ -77,6 +91,24 @@ describe('README examples', () => {
   it('subagents: a child question pauses the parent and the answer is routed down', async () => {
     const lines = (await runExample('subagents')).trim().split('\n');
     expect(lines).toEqual(["[ 'lead', 'researcher' ]", 'Plan: thaw K562. Use RPMI-1640.']);
+  });
+
+  it('http-handler: a Web-standard handler on Node, behind a bearer token, with runs in a file store', async () => {
+    const output = await runExample('http-handler', {
+      entry: 'http-handler-harness.ts',
+      env: { PORT: String(await freePort()), TURNKIT_API_TOKEN: 'example-token' },
+    });
+    const { anonymous, started, answered } = JSON.parse(output) as {
+      anonymous: number;
+      started: { status: number; body: { status: string } };
+      answered: { status: number; body: { status: string; output: string } };
+    };
+    expect(anonymous).toBe(401);
+    expect(started).toMatchObject({ status: 201, body: { status: 'needs_input' } });
+    expect(answered).toMatchObject({
+      status: 200,
+      body: { status: 'completed', output: 'Noted: {"answers":{"Cell line":"K562"}}' },
+    });
   });
 
   it('event-log: writes the run history as JSON lines and reads it back', async () => {
