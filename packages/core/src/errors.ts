@@ -91,14 +91,28 @@ export class ConflictError extends TurnkitError {
   }
 }
 
-/** The model call failed (after the adapter's own retries). `status` is the HTTP status when there was one. */
+/**
+ * The model call failed (after the adapter's own retries). `status` is the HTTP status when there
+ * was one. `message` is for operators (it may hold the provider's text, a base URL, a model id);
+ * `publicMessage` is what clients, snapshots and events see (DESIGN §13).
+ */
 export class ModelError extends TurnkitError {
   readonly status: number | undefined;
+  readonly publicMessage: string;
 
-  constructor(message: string, options?: { status?: number; cause?: unknown }) {
+  constructor(message: string, options?: { status?: number; cause?: unknown; publicMessage?: string }) {
     super('MODEL_ERROR', message, options);
     this.status = options?.status;
+    this.publicMessage = options?.publicMessage ?? publicModelMessage(options?.status);
   }
+}
+
+/** What a client may read about a failed model call: the status class, never the provider's text. */
+export function publicModelMessage(status: number | undefined): string {
+  if (status === undefined) return 'The model call failed. Retry the turn later.';
+  if (status === 429) return 'The model provider is limiting requests (429). Retry the turn later.';
+  if (status >= 500) return `The model provider failed (${status}). Retry the turn later.`;
+  return `The model provider refused the request (${status}).`;
 }
 
 /** `['questions', 0, 'header']` → `questions[0].header: ` (empty for the root), as zod prints paths. */

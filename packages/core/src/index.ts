@@ -3,8 +3,6 @@
  * The public API, in one list.
  */
 
-export type { Agent, AgentConfig, ParallelQuestionPolicy } from './agent.js';
-export { defineAgent } from './agent.js';
 export type { AnswerIssue, TurnkitErrorCode } from './errors.js';
 export {
   AnswerError,
@@ -14,8 +12,17 @@ export {
   StateError,
   TurnkitError,
 } from './errors.js';
-export type { RunTurnRequest } from './loop.js';
-export { runTurn } from './loop.js';
+export type { ResponseInput, RunTurnRequest } from './interpreter/index.js';
+export {
+  answerQuestion,
+  approve,
+  cancelQuestion,
+  expire,
+  provideInput,
+  reject,
+  respond,
+  runTurn,
+} from './interpreter/index.js';
 export type {
   LoopContext,
   LoopEvent,
@@ -23,8 +30,8 @@ export type {
   ResolvedRecord,
   StepCall,
   StoredInteraction,
-} from './machine.js';
-export { agentMachine } from './machine.js';
+} from './machine/index.js';
+export { agentMachine } from './machine/index.js';
 export type { NormalizedAnswer, QuestionLimits } from './questions/index.js';
 export {
   DEFAULT_QUESTION_LIMITS,
@@ -34,29 +41,76 @@ export {
   parseQuestionInput,
   resolveQuestionLimits,
 } from './questions/index.js';
-export type { ResponseInput } from './respond.js';
-export { answerQuestion, approve, cancelQuestion, expire, reject, respond } from './respond.js';
 export type { ToolErrorCode } from './results.js';
 export { toolErrorResult } from './results.js';
-export type { SessionResult, SessionStart, Sessions, SessionsConfig } from './sessions.js';
-export { createSessions } from './sessions.js';
-export type { DecodedSnapshot, SnapshotHeader } from './snapshot.js';
-export { parseSnapshot, readSnapshotHeader, SNAPSHOT_VERSION } from './snapshot.js';
-export type { PutOptions, SnapshotStore, StoredSnapshot } from './stores.js';
-export { memoryStore, staleWriteError } from './stores.js';
-export type { AgentTool, AgentToolOptions } from './subagents.js';
-export { agentTool, answerSubagentTool } from './subagents.js';
 export type {
+  MemoryStoreOptions,
+  PartsWrite,
+  PlayOptions,
+  PutOptions,
+  RenewOptions,
+  SessionOptions,
+  SessionResult,
+  SessionStart,
+  Sessions,
+  SessionsConfig,
+  SnapshotStore,
+  StoredLease,
+  StoredParts,
+  StoredSnapshot,
+  SweepOptions,
+  SweepResult,
+  TurnClaim,
+} from './sessions/index.js';
+export {
+  checkLeaseMs,
+  createSessions,
+  leaseHeldError,
+  memoryStore,
+  notInPartsError,
+  staleWriteError,
+  TAKEOVER_SEQ_GAP,
+} from './sessions/index.js';
+export type { DecodedSnapshot, SnapshotHeader, SnapshotParts } from './snapshot/index.js';
+export {
+  assembleSnapshot,
+  joinLog,
+  parseSnapshot,
+  readSnapshotHeader,
+  SNAPSHOT_VERSION,
+} from './snapshot/index.js';
+export type {
+  Agent,
+  AgentConfig,
+  AgentTool,
+  AgentToolOptions,
+  AnsweredQuestion,
   AnyFunctionTool,
   ApprovalDecider,
+  AskRequest,
+  AskResponse,
+  AskSignal,
   AskUserQuestionOptions,
   FunctionTool,
   FunctionToolConfig,
+  ParallelQuestionPolicy,
+  QuestionInput,
   QuestionTool,
+  ShellAskToolOptions,
   SubagentBinding,
   SubagentQuestionPolicy,
   Tool,
   ToolContext,
-} from './tools.js';
-export { askUserQuestion, defineTool, hashSchema } from './tools.js';
+} from './tools/index.js';
+export {
+  agentTool,
+  answerSubagentTool,
+  askUserQuestion,
+  defineAgent,
+  defineTool,
+  hashSchema,
+  SHELL_ASK_USAGE,
+  shellAskTool,
+  shellWords,
+} from './tools/index.js';
 export type * from './types.js';

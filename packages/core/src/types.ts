@@ -96,10 +96,20 @@ export interface ApprovalPayload {
   reason?: string;
 }
 
+/** Payload of a pending input form (a tool's `ctx.ask({ input })`). */
+export interface InputPayload {
+  message: string;
+  /** The JSON Schema the value must match. */
+  schema: Record<string, unknown>;
+}
+
+/** What a pending interaction asks for: answers to questions, an approval decision, or a form's value. */
+export type InteractionKind = 'question' | 'approval' | 'input';
+
 /** Something the run waits for a human (or a parent agent) to resolve. */
 export interface PendingInteraction {
   id: string;
-  kind: 'question' | 'approval';
+  kind: InteractionKind;
   /** The tool call (in the innermost agent) that asked. */
   toolCallId: string;
   toolName: string;
@@ -107,7 +117,12 @@ export interface PendingInteraction {
   agentPath: string[];
   createdAt: string;
   expiresAt: string | null;
-  payload: QuestionPayload | ApprovalPayload;
+  payload: QuestionPayload | ApprovalPayload | InputPayload;
+  /**
+   * True when the tool's own code asked (`ctx.ask`): the interaction is then not the model's call
+   * itself (its `toolCallId` names the call whose tool is asking). Absent otherwise.
+   */
+  askedByTool?: true;
 }
 
 /** The answer to one question: a label, several labels, choices with free text, or a skip. */
@@ -128,7 +143,9 @@ export type InteractionResponse =
   | { id: string; type: 'answer'; answers: Answers }
   | { id: string; type: 'approve'; rationale?: string; editedInput?: unknown }
   | { id: string; type: 'reject'; rationale?: string }
-  | { id: string; type: 'cancel'; reason?: string };
+  | { id: string; type: 'cancel'; reason?: string }
+  /** The value of an input form (a tool's `ctx.ask({ input })`), checked against its schema. */
+  | { id: string; type: 'input'; value: unknown };
 
 /** How a turn ended. `running` only appears in session results while a claim is live. */
 export type TurnStatus = 'completed' | 'needs_input' | 'failed' | 'max_steps' | 'aborted' | 'running';
@@ -158,7 +175,13 @@ export type AgentEvent = EventBase &
     | { type: 'turn_started'; trigger: 'input' | 'respond' | 'retry' | 'continue' | 'expire' }
     | { type: 'model_started'; step: number }
     | { type: 'model_delta'; text: string }
-    | { type: 'model_finished'; toolCalls: number; usage?: ModelUsage }
+    | {
+        type: 'model_finished';
+        toolCalls: number;
+        usage?: ModelUsage;
+        /** The assistant message the model produced (its text and tool calls), as kept in the transcript. */
+        message: AssistantMessage;
+      }
     | { type: 'tool_started'; toolCallId: string; toolName: string }
     | { type: 'tool_finished'; toolCallId: string; toolName: string; ok: boolean; errorCode?: string }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
@@ -166,10 +189,18 @@ export type AgentEvent = EventBase &
         type: 'interaction_resolved';
         interactionId: string;
         toolCallId: string;
-        kind: 'question' | 'approval';
+        kind: InteractionKind;
+        /** The audit decision: what the human (or the clock, or a new message) decided. */
+        decision: Decision;
+        /** Finer than `decision`: `defaulted` is a timeout answered with the recommended options. */
         resolution: ResolutionKind;
         rationale?: string;
-        /** The tool result the model receives. */
+        /** Approvals decided with an edited input: that input (the model proposed another). */
+        editedInput?: unknown;
+        /**
+         * The tool result the model receives; empty when the call goes on first (an approval runs
+         * its tool, a tool's `ctx.ask` runs its `resume`).
+         */
         result: string;
       }
     | { type: 'turn_paused'; pending: string[] }
@@ -178,6 +209,9 @@ export type AgentEvent = EventBase &
     | { type: 'turn_aborted' }
     | { type: 'turn_max_steps'; maxSteps: number }
   );
+
+/** The audit decision on an interaction (DESIGN §12). */
+export type Decision = 'answered' | 'approved' | 'rejected' | 'cancelled' | 'timed_out' | 'superseded';
 
 /** How an interaction was resolved. */
 export type ResolutionKind =
@@ -215,6 +249,50 @@ export interface TurnResult {
   error: { code: string; message: string } | null;
 }
 
+/** A W3C trace context: the span of the turn that paused, for the turn that resumes it to link to (DESIGN §15). */
+export interface TraceContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+}
+
+/** How a span ended: what the turn came to, a model call's usage, a tool's error code… */
+export interface SpanOutcome {
+  /** A turn's status (`completed`, `needs_input`…), or `incomplete` for a call a pause or an abort left. */
+  outcome?: string;
+  usage?: ModelUsage;
+  /** A tool result's `error_code`, or `MODEL_ERROR` for a failed model call. */
+  errorCode?: string;
+  /** The interactions a turn paused on. */
+  interactionIds?: string[];
+}
+
+/** One span of a turn's trace, and the spans it starts (see {@link Telemetry}). */
+export interface TelemetrySpan {
+  startModelCall(info: { runId: string; agent: string; model: string; step: number }): TelemetrySpan;
+  startTool(info: { runId: string; agent: string; toolName: string; toolCallId: string }): TelemetrySpan;
+  /** A sub-agent's run, under the tool call that started it. */
+  startAgent(info: { runId: string; agent: string; agentPath: string[] }): TelemetrySpan;
+  end(outcome?: SpanOutcome): void;
+  /** This span's W3C context when it is recorded: kept in the snapshot of a paused turn. */
+  readonly traceContext?: TraceContext;
+}
+
+/**
+ * Where TurnKit reports the spans of its turns — `otelTelemetry()` from `@turnkit/adapters/otel`
+ * for OpenTelemetry, or your own. Each turn is one span; its model calls and tools are children;
+ * a turn that resumes a paused one links to it (`link`), in any process.
+ */
+export interface Telemetry {
+  startTurn(info: {
+    runId: string;
+    agent: string;
+    turn: number;
+    trigger: string;
+    link?: TraceContext;
+  }): TelemetrySpan;
+}
+
 /** Options every entry point accepts. */
 export interface TurnOptions {
   /** Called synchronously with each event; a throwing handler never breaks the run. */
@@ -225,4 +303,18 @@ export interface TurnOptions {
   interactive?: boolean;
   /** Overrides the clock (otherwise `Date.now()`). */
   now?: Date;
+  /**
+   * Receives what clients must not see: the full error of a failed model call (provider text, base
+   * URL, model id), while the result, events and snapshot carry only its public message. An
+   * `onError` that throws never breaks the run.
+   */
+  onError?: (error: unknown, info: { runId: string; agentPath: string[] }) => void;
+  /**
+   * Who makes this call (e.g. the user an HTTP handler's `authorize` names). A new run records it in
+   * its snapshot; a run recorded with another principal is refused as `RUN_NOT_FOUND`, so a caller
+   * cannot even learn that it exists. Runs recorded without one accept any caller.
+   */
+  principal?: string;
+  /** Spans of this call (overrides the agent's `telemetry`). */
+  telemetry?: Telemetry;
 }

@@ -59,7 +59,7 @@ describe('snapshot fixtures', () => {
   });
 
   it.each(files)('%s parses as the format version its name says', (file) => {
-    const secret = file.includes('signed') ? FIXTURE_SECRET : undefined;
+    const secret = file.includes('signed') || file.includes('encrypted') ? FIXTURE_SECRET : undefined;
     const decoded = parseSnapshot(fixture(file), { secret });
     expect(`v${decoded.version}-`).toBe(file.slice(0, file.indexOf('-') + 1));
     expect(decoded.agent).toBe('inventory');
@@ -69,9 +69,11 @@ describe('snapshot fixtures', () => {
   });
 });
 
-describe('v1 fixtures', () => {
+describe.each([1, 2])('v%i fixtures', (version) => {
+  const fixture = (name: string) => readFileSync(new URL(`v${version}-${name}`, directory), 'utf8');
+
   it('resumes the paused question to completion with the answer as the tool result', async () => {
-    const snapshot = fixture('v1-paused-question.txt');
+    const snapshot = fixture('paused-question.txt');
     const waiting = await runTurn(agent, { snapshot }, options);
     expect(waiting.status).toBe('needs_input');
     expect(waiting.snapshot).toBe(snapshot);
@@ -91,7 +93,7 @@ describe('v1 fixtures', () => {
   });
 
   it('resumes the paused approval: approved, the tool runs once and the run completes', async () => {
-    const snapshot = fixture('v1-paused-approval.txt');
+    const snapshot = fixture('paused-approval.txt');
     const waiting = await runTurn(agent, { snapshot }, options);
     expect(waiting.pending).toHaveLength(1);
     expect(waiting.pendingQuestion).toMatchObject({
@@ -108,12 +110,7 @@ describe('v1 fixtures', () => {
   });
 
   it('resumes the paused approval when rejected: the tool does not run', async () => {
-    const rejected = await reject(
-      agent,
-      fixture('v1-paused-approval.txt'),
-      { rationale: 'not today' },
-      options,
-    );
+    const rejected = await reject(agent, fixture('paused-approval.txt'), { rationale: 'not today' }, options);
     expect(rejected.status).toBe('completed');
     expect(rejected.output).toBe('I did not thaw anything.');
     expect(rejected.usage.toolCalls).toBe(0);
@@ -124,7 +121,7 @@ describe('v1 fixtures', () => {
   });
 
   it('continues the completed run with the next user message, and refuses to continue it without one', async () => {
-    const snapshot = fixture('v1-completed.txt');
+    const snapshot = fixture('completed.txt');
     await expect(runTurn(agent, { snapshot }, options)).rejects.toMatchObject({ code: 'NOT_WAITING' });
     await expect(runTurn(agent, { snapshot }, options)).rejects.toBeInstanceOf(StateError);
 
@@ -135,7 +132,7 @@ describe('v1 fixtures', () => {
   });
 
   it('resumes the signed fixture with the documented test secret, and refuses another secret', async () => {
-    const snapshot = fixture('v1-signed-paused-question.txt');
+    const snapshot = fixture('signed-paused-question.txt');
     const result = await answerQuestion(signedAgent, snapshot, { answers: LABELS[0] }, options);
     expect(result.status).toBe('completed');
     expect(result.output).toBe(`3 vials of ${LABELS[0]} in the freezer.`);
@@ -148,7 +145,7 @@ describe('v1 fixtures', () => {
   });
 
   it('restores the superjson context (a Date and a Map) for the tools when resumed', async () => {
-    const snapshot = fixture('v1-superjson-context-paused-question.txt');
+    const snapshot = fixture('superjson-context-paused-question.txt');
     const stored = SuperJSON.deserialize(parseSnapshot(snapshot).context!) as {
       stock: unknown;
       countedAt: unknown;
@@ -164,5 +161,27 @@ describe('v1 fixtures', () => {
       countedAt: '2025-02-28T17:30:00.000Z',
     });
     expect(result.output).toBe(`7 vials of ${LABELS[0]} in the freezer.`);
+  });
+});
+
+describe('v2 fixtures only', () => {
+  it('resumes the encrypted fixture with the documented test secret, and cannot be read without it', async () => {
+    const snapshot = fixture('v2-encrypted-paused-question.txt');
+    expect(snapshot).not.toContain(HEADER);
+    expect(snapshot).not.toContain('K562');
+    const encrypting = inventoryAgent({ secret: FIXTURE_SECRET, encrypt: true });
+    const result = await answerQuestion(encrypting, snapshot, { answers: LABELS[0] }, options);
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe(`3 vials of ${LABELS[0]} in the freezer.`);
+    expect(result.snapshot).toMatch(/,"enc":\{"alg":"A256GCM"/);
+    await expect(answerQuestion(agent, snapshot, { answers: LABELS[0] }, options)).rejects.toMatchObject({
+      code: 'SNAPSHOT_INVALID',
+    });
+    const otherSecret = inventoryAgent({ secret: 'another secret', encrypt: true });
+    await expect(
+      answerQuestion(otherSecret, snapshot, { answers: LABELS[0] }, options),
+    ).rejects.toMatchObject({
+      code: 'SNAPSHOT_TAMPERED',
+    });
   });
 });

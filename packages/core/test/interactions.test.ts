@@ -3,6 +3,7 @@ import {
   AnswerError,
   answerQuestion,
   approve,
+  askUserQuestion,
   cancelQuestion,
   expire,
   reject,
@@ -410,5 +411,98 @@ describe('cancel, supersede, expiry', () => {
     const r1 = await runTurn(agent, { input: 'go' }, { now: t0 });
     const r2 = await approve(agent, r1.snapshot, {}, { now: new Date('2026-05-01T10:00:01Z') });
     expect(errorCode(toolResults(r2).r)).toBe('approval_timeout');
+  });
+});
+
+describe('audit fields of interaction_resolved (DESIGN §12)', () => {
+  const resolvedOf = (result: { events: { type: string }[] }) =>
+    result.events.filter((event) => event.type === 'interaction_resolved');
+
+  it('records the decision, the rationale and the edited input of approvals', async () => {
+    const thaw = { name: 'record_thaw', arguments: { cellLine: 'K562', vials: 2 } };
+    const agent = makeAgent([{ toolCalls: [thaw] }, 'done']);
+    const paused = await runTurn(agent, { input: 'go' });
+    const approved = await approve(agent, paused.snapshot, {
+      rationale: 'only one is needed',
+      editedInput: { cellLine: 'K562', vials: 1 },
+    });
+    expect(resolvedOf(approved)).toEqual([
+      expect.objectContaining({
+        decision: 'approved',
+        resolution: 'approved',
+        rationale: 'only one is needed',
+        editedInput: { cellLine: 'K562', vials: 1 },
+      }),
+    ]);
+    const rejected = await reject(agent, paused.snapshot, { rationale: 'not today' });
+    expect(resolvedOf(rejected)).toEqual([
+      expect.objectContaining({ decision: 'rejected', rationale: 'not today' }),
+    ]);
+    expect(resolvedOf(rejected)[0]).not.toHaveProperty('editedInput');
+  });
+
+  it('reports answered, cancelled, superseded and timed-out questions (a default taken is a timeout)', async () => {
+    const asking = (options = {}) =>
+      makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done'], {
+        tools: [askUserQuestion({ timeoutMs: 1000, ...options })],
+      });
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const late = { now: new Date('2026-05-01T10:00:05Z') };
+    const paused = await runTurn(asking(), { input: 'go' }, { now: t0 });
+    const decisions = async (result: Promise<{ events: { type: string }[] }>) =>
+      resolvedOf(await result).map((event) => (event as { decision?: string }).decision);
+    expect(
+      await decisions(answerQuestion(asking(), paused.snapshot, { answers: 'K562-dTAG' }, { now: t0 })),
+    ).toEqual(['answered']);
+    expect(
+      await decisions(cancelQuestion(asking(), paused.snapshot, { reason: 'busy' }, { now: t0 })),
+    ).toEqual(['cancelled']);
+    expect(
+      await decisions(runTurn(asking(), { snapshot: paused.snapshot, input: 'never mind' }, { now: t0 })),
+    ).toEqual(['superseded']);
+    expect(await decisions(expire(asking(), paused.snapshot, late))).toEqual(['timed_out']);
+    const defaulting = asking({ onExpire: 'recommended' });
+    const pausedDefault = await runTurn(defaulting, { input: 'go' }, { now: t0 });
+    const defaulted = resolvedOf(await expire(defaulting, pausedDefault.snapshot, late));
+    expect(defaulted).toEqual([expect.objectContaining({ decision: 'timed_out', resolution: 'defaulted' })]);
+  });
+});
+
+describe('free-text questions end to end', () => {
+  it('pauses on a question without options; a string answers it and the model reads the text itself', async () => {
+    const boxQuestion = { question: 'Which box do you mean?', header: 'Box', options: [] };
+    const agent = makeAgent([{ toolCalls: [ask([boxQuestion])] }, 'ok']);
+    const paused = await runTurn(agent, { input: 'thaw from my box' });
+    expect(paused.pendingQuestion).not.toHaveProperty('askedByTool');
+    expect(paused.pendingQuestion?.payload).toEqual({
+      questions: [
+        { id: 'q0', question: 'Which box do you mean?', header: 'Box', options: [], multiSelect: false },
+      ],
+    });
+    const done = await answerQuestion(agent, paused.snapshot, { answers: 'B2-14' });
+    expect(toolResults(done)[paused.pendingQuestion!.toolCallId]).toBe('{"answers":{"Box":"B2-14"}}');
+    await expect(
+      answerQuestion(agent, paused.snapshot, { answers: { Box: { selected: ['B2-14'] } } }),
+    ).rejects.toMatchObject({
+      code: 'ANSWER_INVALID',
+    });
+  });
+
+  it('refuses one option and a multi-select free-text question back to the model', async () => {
+    const agent = makeAgent([
+      {
+        toolCalls: [
+          ask([{ question: 'One?', header: 'One', options: ['Only'] }]),
+          ask([{ question: 'Many?', header: 'Many', options: [], multiSelect: true }]),
+        ],
+      },
+      'ok',
+    ]);
+    const result = await runTurn(agent, { input: 'go' });
+    const messages = Object.values(toolResults(result)).map(
+      (content) => JSON.parse(content).message as string,
+    );
+    expect(messages[0]).toContain('or none ([]) for a free-text question');
+    expect(messages[1]).toContain('cannot be multiSelect');
   });
 });

@@ -336,9 +336,14 @@ describe('model errors, max steps, aborts', () => {
         return 'Recovered.';
       },
     ]);
-    const failed = await runTurn(agent, { input: 'go' });
+    const reported: unknown[] = [];
+    const failed = await runTurn(agent, { input: 'go' }, { onError: (error) => reported.push(error) });
     expect(failed.status).toBe('failed');
-    expect(failed.error).toEqual({ code: 'MODEL_ERROR', message: 'upstream 503' });
+    expect(failed.error).toEqual({
+      code: 'MODEL_ERROR',
+      message: 'The model provider failed (503). Retry the turn later.',
+    });
+    expect(reported).toEqual([expect.objectContaining({ message: 'upstream 503', status: 503 })]);
     expect(failed.messages).toEqual([{ role: 'user', content: 'go' }]);
     expect(failed.events.at(-1)?.type).toBe('turn_failed');
     const retried = await runTurn(agent, { snapshot: failed.snapshot });
@@ -347,15 +352,33 @@ describe('model errors, max steps, aborts', () => {
     expect(retried.error).toBeNull();
   });
 
-  it('wraps a non-TurnKit model exception as MODEL_ERROR', async () => {
+  it('wraps a non-TurnKit model exception as MODEL_ERROR, its text for onError only', async () => {
     const agent = makeAgent([
       () => {
-        throw new TypeError('socket hang up');
+        throw new TypeError('socket hang up at https://llm.internal:8443 (key sk-proj-AbCd****wxyz)');
       },
     ]);
-    const result = await runTurn(agent, { input: 'go' });
-    expect(result.error?.code).toBe('MODEL_ERROR');
-    expect(result.error?.message).toContain('socket hang up');
+    const reported: { error: unknown; runId: string }[] = [];
+    const result = await runTurn(
+      agent,
+      { input: 'go' },
+      {
+        onError: (error, info) => {
+          reported.push({ error, runId: info.runId });
+          throw new Error('a broken onError never breaks the run');
+        },
+      },
+    );
+    expect(result.error).toEqual({
+      code: 'MODEL_ERROR',
+      message: 'The model call failed. Retry the turn later.',
+    });
+    for (const text of [result.snapshot, JSON.stringify(result.events), JSON.stringify(result)]) {
+      expect(text).not.toContain('socket hang up');
+      expect(text).not.toContain('llm.internal');
+      expect(text).not.toContain('sk-proj');
+    }
+    expect(reported).toEqual([{ error: expect.any(TypeError), runId: result.runId }]);
   });
 
   it('stops at maxSteps and continues with a fresh budget', async () => {
@@ -485,5 +508,22 @@ describe('events', () => {
     expect(seen[0]).toMatchObject({ runId: result.runId, agentPath: ['inventory'] });
     const next = await runTurn(agent, { snapshot: result.snapshot, input: 'bye' });
     expect(next.events[0]).toMatchObject({ type: 'turn_started', seq: 10, turn: 2 });
+  });
+});
+
+describe('model_finished', () => {
+  it('carries the assistant message as kept in the transcript', async () => {
+    const agent = makeAgent([
+      {
+        text: 'Looking.',
+        toolCalls: [{ id: 'q1', name: 'query_inventory', arguments: { cellLine: 'K562' } }],
+      },
+      'Done.',
+    ]);
+    const result = await runTurn(agent, { input: 'go' });
+    const finished = result.events.filter((event) => event.type === 'model_finished');
+    expect(finished.map((event) => (event as { message: unknown }).message)).toEqual(
+      result.messages.filter((message) => message.role === 'assistant'),
+    );
   });
 });

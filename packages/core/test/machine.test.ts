@@ -23,6 +23,7 @@ import {
   type StoredInteraction,
   type ToolCall,
 } from '../src/index.js';
+import { transition as directTransition } from '../src/machine/index.js';
 
 type MachineState = SnapshotFrom<typeof agentMachine>;
 type Resolution = Extract<LoopEvent, { type: 'RESPOND' }>['resolutions'][number];
@@ -43,11 +44,19 @@ function assistantWithCalls(...calls: ToolCall[]): LoopEvent {
   return { type: 'MODEL_RESPONDED', message: { role: 'assistant', content: null, tool_calls: calls } };
 }
 
+type Kind = 'question' | 'approval' | 'input';
+
 function interactionFor(
   call: Pick<StepCall, 'toolCallId' | 'toolName'>,
-  kind: 'question' | 'approval',
+  kind: Kind,
   id = `agent:${call.toolCallId}`,
 ): StoredInteraction {
+  const payload =
+    kind === 'question'
+      ? { questions: [] }
+      : kind === 'approval'
+        ? { input: '{}' }
+        : { form: { message: 'Box?', schema: {} }, ask: { state: null } };
   return {
     id,
     kind,
@@ -57,7 +66,7 @@ function interactionFor(
     createdAt: AT,
     expiresAt: null,
     schemaHash: 'hash',
-    ...(kind === 'question' ? { questions: [] } : { input: '{}' }),
+    ...payload,
   };
 }
 
@@ -65,7 +74,7 @@ const settled = (call: StepCall): Outcome => ({
   toolCallId: call.toolCallId,
   result: `result of ${call.toolCallId}`,
 });
-const asking = (call: StepCall, kind: 'question' | 'approval', id?: string): Outcome => ({
+const asking = (call: StepCall, kind: Kind, id?: string): Outcome => ({
   toolCallId: call.toolCallId,
   interaction: interactionFor(call, kind, id),
 });
@@ -79,6 +88,10 @@ function decided(call: StepCall, decision: 'answered' | 'approved'): Resolution 
     resolution: decision,
     at: AT,
   };
+  // A tool's own ask (`ctx.ask`) is answered by running its `resume` with the response.
+  if (interaction.ask) {
+    return { toolCallId: call.toolCallId, records: [record], askResponse: '{"kind":"input","value":1}' };
+  }
   return decision === 'approved'
     ? { toolCallId: call.toolCallId, records: [record], runInput: '{}' }
     : { toolCallId: call.toolCallId, records: [record], result: `answer to ${call.toolCallId}` };
@@ -98,8 +111,13 @@ function sampleEvents(state: MachineState): LoopEvent[] {
   const id = (index: number) => `call_${messages.length}_${index}`;
   // Only a call that has not started can ask a human (an approved call just runs), and interaction
   // ids are unique within the run, as the interpreter makes them.
-  const ask = (call: StepCall, index: number, kind: 'question' | 'approval'): Outcome =>
+  const ask = (call: StepCall, index: number, kind: Kind): Outcome =>
     call.status === 'queued' ? asking(call, kind, `agent:${interactionCount + index + 1}`) : settled(call);
+  // A call that is resuming after its ask was answered may ask again (its `resume` called ctx.ask).
+  const askAgain = (call: StepCall, index: number): Outcome =>
+    call.status === 'resuming' && call.askResponse !== undefined
+      ? asking(call, 'input', `agent:${interactionCount + index + 1}`)
+      : ask(call, index, 'input');
   return [
     // A budget of one model call at the start, so maxSteps is reached after the first step.
     { type: 'START', messages: [user('hello')], maxSteps: 1 },
@@ -113,6 +131,7 @@ function sampleEvents(state: MachineState): LoopEvent[] {
       type: 'TOOLS_SETTLED',
       outcomes: runnable.map((call, index) => (index === 0 ? ask(call, index, 'approval') : settled(call))),
     },
+    { type: 'TOOLS_SETTLED', outcomes: runnable.map((call, index) => askAgain(call, index)) },
     // Only the first call finished (the others are still running, or were interrupted).
     { type: 'TOOLS_SETTLED', outcomes: runnable.slice(0, 1).map(settled) },
     { type: 'RESPOND', resolutions: pending.map((call) => decided(call, 'answered')), maxSteps: MAX_STEPS },
@@ -174,6 +193,11 @@ function expectConsistent(state: MachineState, where: string): void {
       expect(call.interaction?.toolCallId, `${where}: a pending call without interaction`).toBe(
         call.toolCallId,
       );
+    // A response for `resume` sits only on a resuming call that asked, and is used once.
+    if (call.askResponse !== undefined) {
+      expect(call.status, `${where}: a response to resume on a ${call.status} call`).toBe('resuming');
+      expect(call.interaction?.ask, `${where}: a response to resume without its ask`).toBeDefined();
+    }
   }
   expect(new Set(resolved.map((record) => record.id)).size, `${where}: an interaction resolved twice`).toBe(
     resolved.length,
@@ -295,6 +319,33 @@ describe('agentMachine', () => {
     for (const { state, event, nextState } of edges) {
       expectConsistent(nextState, `${abstractState(state)} + ${event.type} → ${String(nextState.value)}`);
     }
+  });
+
+  it('is followed exactly by the interpreter’s direct transition, on every edge (DESIGN §16)', () => {
+    const edges = adjacencyMapToArray(
+      getAdjacencyMap(agentMachine, { events: sampleEvents, serializeState: abstractState }),
+    );
+    expect(edges.length).toBeGreaterThan(200);
+    const events = new Set<string>();
+    for (const { state, event, nextState } of edges) {
+      events.add(event.type);
+      const direct = directTransition({ value: state.value as LoopStateName, context: state.context }, event);
+      const where = `${abstractState(state)} + ${event.type}`;
+      expect(direct.value, where).toBe(nextState.value);
+      expect(direct.context, where).toEqual(nextState.context);
+    }
+    expect([...events].sort()).toEqual(
+      [
+        'ABORT',
+        'MODEL_FAILED',
+        'MODEL_RESPONDED',
+        'RESPOND',
+        'RETRY',
+        'START',
+        'TOOLS_SETTLED',
+        'USER_MESSAGE',
+      ].sort(),
+    );
   });
 
   describe('settling a step', () => {

@@ -112,3 +112,44 @@ describe('a paused sub-agent across processes', () => {
     expect(result.output).toBe(`lead: researcher (pid ${pid}) got {"answers":{"Colour":"Blue"}}`);
   }, 30_000);
 });
+
+describe('tools that ask, across processes', () => {
+  const asksChild = fileURLToPath(new URL('./fixtures/asks-child.ts', import.meta.url));
+  const logFile = join(workDirectory, 'asks.log');
+
+  async function inChild(...args: string[]): Promise<{ pid: number; result: TurnResult }> {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', asksChild, ...args], {
+      cwd: packageRoot,
+      timeout: 20_000,
+      env: { ...process.env, TURNKIT_ASK_LOG: logFile },
+    });
+    return JSON.parse(stdout) as { pid: number; result: TurnResult };
+  }
+
+  const logged = () => readFileSync(logFile, 'utf8').trim().split('\n');
+
+  it.each([
+    ['input', { type: 'input', value: { box: 'C1-03' } }, '"box":"C1-03"'],
+    ['question', { type: 'answer', answers: 'Handwritten' }, '"selected":["Handwritten"]'],
+    ['approval', { type: 'approve', editedInput: { count: 3 } }, '{"purged":3}'],
+  ])(
+    'pauses a %s in one process and resumes it in another: execute once, resume once',
+    async (kind, response, expected) => {
+      writeFileSync(logFile, '');
+      const file = join(workDirectory, `ask-${kind}.txt`);
+      const { pid: first, result: paused } = await inChild('start', kind, file);
+      expect(paused.status).toBe('needs_input');
+      expect(paused.pendingQuestion?.kind).toBe(kind);
+      const { pid: second, result: done } = await inChild('respond', file, JSON.stringify(response));
+      expect(new Set([first, second, process.pid]).size).toBe(3);
+      expect(done.status).toBe('completed');
+      expect(done.messages.find((message) => message.role === 'tool')?.content).toContain(expected);
+      const lines = logged();
+      expect(lines.filter((line) => line.startsWith('execute '))).toHaveLength(1);
+      expect(lines.filter((line) => line.startsWith('resume '))).toHaveLength(1);
+      // The same call, in both processes.
+      expect(new Set(lines.map((line) => line.split(' ').at(-1))).size).toBe(1);
+    },
+    40_000,
+  );
+});

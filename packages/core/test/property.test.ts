@@ -22,7 +22,7 @@ import {
   TurnkitError,
   type TurnResult,
 } from '../src/index.js';
-import { stateNames } from '../src/snapshot-shape.js';
+import { stateNames } from '../src/snapshot/index.js';
 import {
   FIRST_INPUT,
   FIXTURE_NOW,

@@ -429,3 +429,56 @@ describe('sameAnswers', () => {
     expect(sameAnswers(jwt, [])).toBe(false);
   });
 });
+
+describe('free-text questions (no options)', () => {
+  const box: Question = {
+    id: 'box',
+    question: 'Which box number?',
+    header: 'Box',
+    options: [],
+    multiSelect: false,
+  };
+
+  it('takes a plain string or { other }, normalised to the same record, text trimmed', () => {
+    const expected = [{ questionId: 'box', selected: [], other: 'B2-14' }];
+    expect(normalizeAnswers([box], 'B2-14')).toEqual(expected);
+    expect(normalizeAnswers([box], { Box: '  B2-14 ' })).toEqual(expected);
+    expect(normalizeAnswers([box], { Box: { other: 'B2-14' } })).toEqual(expected);
+    expect(normalizeAnswers([box], ['B2-14'])).toEqual(expected);
+    expect(
+      sameAnswers(normalizeAnswers([box], 'B2-14'), normalizeAnswers([box], { box: { other: 'B2-14' } })),
+    ).toBe(true);
+    expect(normalizeAnswers([box], { Box: { other: 'B2-14', note: 'top shelf' } })).toEqual([
+      { questionId: 'box', selected: [], other: 'B2-14', note: 'top shelf' },
+    ]);
+    expect(normalizeAnswers([box], { Box: { skipped: true } })).toEqual([
+      { questionId: 'box', skipped: true },
+    ]);
+  });
+
+  it('refuses empty text, `selected`, and anything that is not text', () => {
+    expect(issuesOf([box], '   ')).toEqual([
+      {
+        path: ['answers'],
+        message: 'Type an answer (it must not be empty), or skip the question with {"skipped": true}',
+      },
+    ]);
+    expect(issuesOf([box], { Box: { selected: ['B2'] } }).map((issue) => issue.path)).toEqual([
+      ['answers', 'Box', 'selected'],
+    ]);
+    expect(issuesOf([box], { Box: 42 })[0]!.message).toMatch(/Expected the typed answer as a string/);
+    expect(issuesOf([box], { Box: { other: '' } })[0]!.message).toMatch(/must not be empty/);
+  });
+});
+
+describe('a plain list answers a single multi-select question', () => {
+  it("takes ['Caching', 'Logging'] as that question's labels", () => {
+    expect(normalizeAnswers([features], ['Caching', 'Logging'])).toEqual([
+      { questionId: 'q1', selected: ['Caching', 'Logging'] },
+    ]);
+    expect(normalizeAnswers([features], ['Logging'])).toEqual([{ questionId: 'q1', selected: ['Logging'] }]);
+    expect(issuesOf([features], ['Caching', 'Nope']).map((issue) => issue.path)).toEqual([['answers', 1]]);
+    // With two questions a list is positional, as before.
+    expect(issuesOf(both, ['Caching', 'Logging']).map((issue) => issue.path)).toEqual([['answers', 0]]);
+  });
+});

@@ -87,3 +87,22 @@ describe('formatDefaultedResult', () => {
     );
   });
 });
+
+describe('free-text results', () => {
+  const box = { id: 'box', question: 'Which box number?', header: 'Box', options: [], multiSelect: false };
+
+  it('gives the text itself, not Other (custom: …), with a note appended', () => {
+    expect(formatAnswersResult([box], [{ questionId: 'box', selected: [], other: 'B2-14' }])).toBe(
+      '{"answers":{"Box":"B2-14"}}',
+    );
+    expect(
+      formatAnswersResult([box], [{ questionId: 'box', selected: [], other: 'B2-14', note: 'top' }]),
+    ).toBe('{"answers":{"Box":"B2-14 (note: top)"}}');
+  });
+
+  it('has no default to take at expiry', () => {
+    expect(formatDefaultedResult([box], '2026-01-01T00:00:00.000Z')).toBe(
+      '{"answers":{"Box":"(no answer before 2026-01-01T00:00:00.000Z)"}}',
+    );
+  });
+});

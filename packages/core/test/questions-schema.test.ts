@@ -155,7 +155,7 @@ describe('parseQuestionInput', () => {
       [
         'a single option',
         { questions: [question(0, { options: ['A'] })] },
-        '- questions[0].options: Too small: expected array to have >=2 items',
+        '- questions[0].options: Too small: expected array to have >=2 items, or none ([]) for a free-text question',
       ],
       [
         'more than 4 options',
@@ -293,7 +293,7 @@ describe('parseQuestionInput', () => {
         [
           'Error: Validation failed',
           '- questions[0].header: Too big: expected string to have <=12 characters',
-          '- questions[0].options: Too small: expected array to have >=2 items',
+          '- questions[0].options: Too small: expected array to have >=2 items, or none ([]) for a free-text question',
           '- questions[0].multiSelect: Invalid input: expected boolean, received string',
           '- questions[1].question: Invalid input: expected string, received undefined',
           '- questions[1].options[0]: Invalid input: expected a label string or an object {"label": …, "description": …}',
@@ -412,7 +412,8 @@ describe('questionParametersSchema', () => {
     expect(item.required).toEqual(['question', 'header', 'options', 'multiSelect']);
     expect(at(item, 'properties', 'header')).toMatchObject({ type: 'string', minLength: 1, maxLength: 12 });
     expect(at(item, 'properties', 'question')).toMatchObject({ maxLength: 500 });
-    expect(at(item, 'properties', 'options')).toMatchObject({ minItems: 2, maxItems: 3 });
+    expect(at(item, 'properties', 'options')).toMatchObject({ maxItems: 3 });
+    expect(at(item, 'properties', 'options')).not.toHaveProperty('minItems');
     const option = at(item, 'properties', 'options', 'items');
     expect(option.required).toEqual(['label', 'description']);
     expect(at(option, 'properties', 'label')).toMatchObject({ maxLength: 50 });

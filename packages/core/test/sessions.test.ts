@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, createSessions, memoryStore, type SnapshotStore, StateError } from '../src/index.js';
+import {
+  ConflictError,
+  createSessions,
+  memoryStore,
+  parseSnapshot,
+  type SnapshotStore,
+  StateError,
+} from '../src/index.js';
 import { ask, cellLineQuestion, makeAgent, toolResults } from './helpers.js';
 
 const authQuestion = { question: 'Which auth method?', header: 'Auth', options: ['JWT', 'OAuth'] };
@@ -16,6 +23,8 @@ function countingStore(inner: SnapshotStore = memoryStore()) {
       counts.put++;
       return inner.put(runId, snapshot, opts);
     },
+    renew: (runId, opts) => inner.renew(runId, opts),
+    listExpired: (before, limit) => inner.listExpired(before, limit),
     delete: (runId) => inner.delete(runId),
   };
   return { store, counts };
@@ -174,20 +183,28 @@ describe('createSessions', () => {
         tools: [charge, (await import('../src/index.js')).askUserQuestion()],
       },
     );
-    const store = memoryStore();
+    // The store's clock alone judges leases; the calls' `now` plays no part in it.
+    let storeClock = Date.parse('2026-05-01T10:00:00Z');
+    const store = memoryStore({ now: () => storeClock });
     const t0 = new Date('2026-05-01T10:00:00Z');
     const sessions = createSessions({ agent, store, leaseMs: 1000 });
     const r1 = await sessions.start('go', { now: t0 });
     // A worker that claims the answer, runs the tool, and dies before writing the result.
-    let puts = 0;
+    let writes = 0;
+    const dieOnSecondWrite = () => {
+      writes++;
+      if (writes === 2) throw new Error('process died');
+    };
     const dying: SnapshotStore = {
-      get: (runId) => store.get(runId),
+      ...store,
       put: async (runId, snapshot, opts) => {
-        puts++;
-        if (puts === 2) throw new Error('process died');
+        dieOnSecondWrite();
         return store.put(runId, snapshot, opts);
       },
-      delete: (runId) => store.delete(runId),
+      putParts: async (runId, write, opts) => {
+        dieOnSecondWrite();
+        return store.putParts!(runId, write, opts);
+      },
     };
     await expect(
       createSessions({ agent, store: dying, leaseMs: 1000 }).answer(
@@ -200,8 +217,12 @@ describe('createSessions', () => {
     await expect(sessions.answer(r1.runId, { answers: 'OAuth' }, { now: t0 })).rejects.toBeInstanceOf(
       ConflictError,
     );
-    const later = new Date('2026-05-01T10:00:05Z');
-    const recovered = await sessions.answer(r1.runId, { answers: 'JWT' }, { now: later });
+    // A call's clock far in the future does not make the dead worker's lease expire…
+    const farFuture = new Date('2026-05-02T10:00:00Z');
+    await expect(sessions.retry(r1.runId, { now: farFuture })).rejects.toBeInstanceOf(ConflictError);
+    // …the store's clock does.
+    storeClock += 5000;
+    const recovered = await sessions.answer(r1.runId, { answers: 'JWT' }, { now: t0 });
     expect(recovered.status).toBe('completed');
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBe(keys[1]);
@@ -249,5 +270,74 @@ describe('createSessions', () => {
     expect(swept.status).toBe('completed');
     expect(swept.messages.find((message) => message.role === 'tool')?.content).toContain('question_timeout');
     expect(await store.listExpired!(due)).toEqual([]);
+  });
+});
+
+describe('principals', () => {
+  it('binds a new run to its principal and hides it from every other caller', async () => {
+    const agent = makeAgent([{ toolCalls: [ask([authQuestion])] }, 'done']);
+    const store = memoryStore();
+    const sessions = createSessions({ agent, store });
+    const started = await sessions.start('go', { principal: 'user:ada' });
+    expect(parseSnapshot((await store.get(started.runId))!.snapshot).principal).toBe('user:ada');
+    for (const call of [
+      () => sessions.get(started.runId, { principal: 'user:eve' }),
+      () => sessions.answer(started.runId, { answers: 'JWT' }, { principal: 'user:eve' }),
+      () => sessions.send(started.runId, 'hi', { principal: 'user:eve' }),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    }
+    expect((await sessions.get(started.runId, { principal: 'user:ada' })).status).toBe('needs_input');
+    const done = await sessions.answer(started.runId, { answers: 'JWT' }, { principal: 'user:ada' });
+    expect(done.status).toBe('completed');
+    expect(parseSnapshot(done.snapshot).principal).toBe('user:ada');
+  });
+});
+
+describe('sessions.sweep', () => {
+  it('resolves every expired interaction the store lists and lets each run go on; nothing else is touched', async () => {
+    const { askUserQuestion } = await import('../src/index.js');
+    const agent = makeAgent([{ toolCalls: [ask([authQuestion])] }, 'Assumed JWT.'], {
+      tools: [askUserQuestion({ timeoutMs: 60_000 })],
+    });
+    const store = memoryStore();
+    const sessions = createSessions({ agent, store });
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const due = await sessions.start('first', { now: t0 });
+    const notYet = await sessions.start('second', { now: new Date('2026-05-01T10:05:00Z') });
+    const answered = await sessions.start('third', { now: t0 });
+    await sessions.answer(answered.runId, { answers: 'JWT' }, { now: t0 });
+    const at = new Date('2026-05-01T10:02:00Z');
+    const events: string[] = [];
+    const { swept, skipped } = await sessions.sweep({ now: at, onEvent: (event) => events.push(event.type) });
+    expect(swept.map((run) => run.runId)).toEqual([due.runId]);
+    expect(skipped).toEqual([]);
+    expect(swept[0]!.status).toBe('completed');
+    expect(swept[0]!.messages.find((message) => message.role === 'tool')?.content).toContain(
+      'question_timeout',
+    );
+    expect(events).toContain('interaction_resolved');
+    expect((await sessions.get(notYet.runId)).status).toBe('needs_input');
+    expect((await sessions.sweep({ now: at })).swept).toEqual([]);
+  });
+
+  it('skips a run another worker holds, and reports it', async () => {
+    const { askUserQuestion } = await import('../src/index.js');
+    const agent = makeAgent([{ toolCalls: [ask([authQuestion])] }, 'Assumed JWT.'], {
+      tools: [askUserQuestion({ timeoutMs: 1000 })],
+    });
+    const store = memoryStore();
+    const sessions = createSessions({ agent, store });
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const started = await sessions.start('go', { now: t0 });
+    const row = (await store.get(started.runId))!;
+    await store.put(started.runId, row.snapshot, {
+      expectedVersion: row.version,
+      lease: { owner: 'busy-worker', ms: 60_000 },
+      expiresAt: '2026-05-01T10:00:01.000Z',
+    });
+    const { swept, skipped } = await sessions.sweep({ now: new Date('2026-05-01T10:00:05Z') });
+    expect(swept).toEqual([]);
+    expect(skipped).toEqual([{ runId: started.runId, error: expect.objectContaining({ code: 'CONFLICT' }) }]);
   });
 });

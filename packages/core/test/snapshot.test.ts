@@ -33,7 +33,7 @@ describe('snapshot format', () => {
     const envelope = JSON.parse(result.snapshot);
     expect(envelope).toMatchObject({
       format: 'turnkit.snapshot',
-      version: 1,
+      version: 2,
       agent: 'inventory',
       agentVersion: '0',
       runId: result.runId,
@@ -129,10 +129,10 @@ describe('unreadable snapshots', () => {
 
   it('refuses a newer format version with SNAPSHOT_VERSION, saying which it reads', async () => {
     const { agent, result } = await pausedOnQuestion();
-    const newer = result.snapshot.replace('"version":1', '"version":2');
+    const newer = result.snapshot.replace('"version":2', '"version":3');
     const error = await answerQuestion(agent, newer, { answers: 'x' }).catch((caught: Error) => caught);
     expect((error as SnapshotError).code).toBe('SNAPSHOT_VERSION');
-    expect((error as Error).message).toContain('version 1');
+    expect((error as Error).message).toContain('versions 1 to 2');
   });
 
   it('refuses a transcript with an impossible message', async () => {
@@ -177,20 +177,55 @@ describe('compatibility between pause and resume', () => {
     );
   });
 
-  it('refuses a resume when the pending call’s tool is gone, its schema changed, or the agent name differs', async () => {
+  it('answers a pending question whatever became of the question tool: its limits, ASK_* or the tool itself (DESIGN §12)', async () => {
     const { result } = await pausedOnQuestion();
-    const withoutQuestions = makeAgent(['done'], { tools: [queryTool()] });
-    expect(await codeOf(answerQuestion(withoutQuestions, result.snapshot, { answers: 'K562-dTAG' }))).toBe(
-      'SNAPSHOT_INCOMPATIBLE',
+    const narrower = makeAgent(['(paused here)', 'done'], {
+      tools: [askUserQuestion({ limits: { maxOptions: 2, headerMaxLength: 4, questionMaxLength: 5 } })],
+    });
+    expect((await answerQuestion(narrower, result.snapshot, { answers: 'K562-dTAG' })).status).toBe(
+      'completed',
     );
-    const otherLimits = makeAgent(['done'], { tools: [askUserQuestion({ limits: { maxOptions: 6 } })] });
-    expect(await codeOf(answerQuestion(otherLimits, result.snapshot, { answers: 'K562-dTAG' }))).toBe(
-      'SNAPSHOT_INCOMPATIBLE',
+    const previous = process.env.ASK_MAX_OPTIONS;
+    process.env.ASK_MAX_OPTIONS = '2';
+    try {
+      const fromEnvironment = makeAgent(['(paused here)', 'done']);
+      const answered = await answerQuestion(fromEnvironment, result.snapshot, { answers: 'K562-dTAG' });
+      expect(answered.messages.at(-2)).toMatchObject({ content: '{"answers":{"Cell line":"K562-dTAG"}}' });
+    } finally {
+      if (previous === undefined) delete process.env.ASK_MAX_OPTIONS;
+      else process.env.ASK_MAX_OPTIONS = previous;
+    }
+    const withoutQuestions = makeAgent(['(paused here)', 'done'], { tools: [queryTool()] });
+    expect((await answerQuestion(withoutQuestions, result.snapshot, { answers: 'K562-dTAG' })).status).toBe(
+      'completed',
     );
-    const renamed = makeAgent(['done'], { name: 'other' });
-    expect(await codeOf(answerQuestion(renamed, result.snapshot, { answers: 'K562-dTAG' }))).toBe(
-      'SNAPSHOT_INCOMPATIBLE',
+    // The answer is still checked against the question as it was asked.
+    expect(await codeOf(answerQuestion(narrower, result.snapshot, { answers: 'HeLa' }))).toBe(
+      'ANSWER_INVALID',
     );
+  });
+
+  it('refuses a resume when a pending function call’s tool is gone or its schema changed, or the agent name differs', async () => {
+    const agent = makeAgent([
+      { toolCalls: [{ name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }] },
+      'done',
+    ]);
+    const paused = await runTurn(agent, { input: 'go' });
+    expect(paused.pendingQuestion?.kind).toBe('approval');
+    const withoutThaw = makeAgent(['(paused here)', 'done'], { tools: [queryTool(), askUserQuestion()] });
+    expect(await codeOf(approve(withoutThaw, paused.snapshot))).toBe('SNAPSHOT_INCOMPATIBLE');
+    const changedThaw = defineTool({
+      name: 'record_thaw',
+      description: 'Record that vials were thawed',
+      input: z.object({ cellLine: z.string(), vials: z.number().int().positive(), box: z.string() }),
+      needsApproval: true,
+      execute: async () => 'ok',
+    });
+    const changed = makeAgent(['(paused here)', 'done'], { tools: [changedThaw, askUserQuestion()] });
+    expect(await codeOf(approve(changed, paused.snapshot))).toBe('SNAPSHOT_INCOMPATIBLE');
+    const renamed = makeAgent(['(paused here)', 'done'], { name: 'other' });
+    expect(await codeOf(approve(renamed, paused.snapshot))).toBe('SNAPSHOT_INCOMPATIBLE');
+    expect((await approve(makeAgent(['(paused here)', 'done']), paused.snapshot)).status).toBe('completed');
   });
 
   it('calls migrate when the agent version differs', async () => {
@@ -218,6 +253,8 @@ describe('readSnapshotHeader', () => {
       runId: result.runId,
       turn: 1,
       seq: result.events.at(-1)!.seq,
+      version: 2,
+      encrypted: false,
     });
     const edited = result.snapshot.replace(result.runId, 'run_someone_else_entirely');
     expect(() => readSnapshotHeader(edited, { secret })).toThrow(
@@ -234,5 +271,73 @@ describe('readSnapshotHeader', () => {
     ]) {
       expect(() => readSnapshotHeader(text)).toThrow(expect.objectContaining({ code: 'SNAPSHOT_INVALID' }));
     }
+  });
+});
+
+describe('encrypted snapshots (format 2)', () => {
+  const encrypting = (steps: unknown[] = [{ toolCalls: [ask([cellLineQuestion])] }, 'done']) =>
+    makeAgent(steps as never, { snapshot: { secret, encrypt: true } });
+
+  it('hides the transcript and the context from whoever holds the snapshot, and resumes with the secret', async () => {
+    const agent = encrypting();
+    const paused = await runTurn(agent, { input: 'thaw the dTAG line', context: { user: 'ada@lab' } });
+    expect(paused.status).toBe('needs_input');
+    for (const secretText of ['thaw the dTAG line', 'Which K562 line', 'ada@lab', 'AskUserQuestion']) {
+      expect(paused.snapshot).not.toContain(secretText);
+    }
+    expect(paused.snapshot).not.toContain('"sig"');
+    expect(readSnapshotHeader(paused.snapshot)).toEqual({
+      agent: 'inventory',
+      agentVersion: '0',
+      runId: paused.runId,
+      turn: 1,
+      seq: paused.events.at(-1)!.seq,
+      version: 2,
+      encrypted: true,
+    });
+    expect(readSnapshotHeader(paused.snapshot, { secret }).encrypted).toBe(true);
+    const done = await answerQuestion(agent, paused.snapshot, { answers: 'K562-dTAG' });
+    expect(done.status).toBe('completed');
+    expect(parseSnapshot(done.snapshot, { secret }).state.value).toBe('completed');
+    // An agent that only signs, with the same secret, can open it too (turning encryption on or off).
+    const signing = makeAgent(['', 'done'], { snapshot: { secret } });
+    expect((await answerQuestion(signing, paused.snapshot, { answers: 'K562-dTAG' })).status).toBe(
+      'completed',
+    );
+  });
+
+  it('refuses an edited ciphertext, an edited header, a plain snapshot and a missing secret', async () => {
+    const agent = encrypting();
+    const paused = await runTurn(agent, { input: 'go' });
+    const flipped = paused.snapshot.replace(
+      /"ct":"(.)/,
+      (_match, first: string) => `"ct":"${first === 'A' ? 'B' : 'A'}`,
+    );
+    expect(await codeOf(answerQuestion(agent, flipped, { answers: 'K562-dTAG' }))).toBe('SNAPSHOT_TAMPERED');
+    const moved = paused.snapshot.replace(`"turn":1`, `"turn":7`);
+    expect(await codeOf(answerQuestion(agent, moved, { answers: 'K562-dTAG' }))).toBe('SNAPSHOT_TAMPERED');
+    expect(() => readSnapshotHeader(moved, { secret })).toThrow(
+      expect.objectContaining({ code: 'SNAPSHOT_TAMPERED' }),
+    );
+    const plain = await runTurn(makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done']), {
+      input: 'go',
+    });
+    expect(await codeOf(answerQuestion(agent, plain.snapshot, { answers: 'K562-dTAG' }))).toBe(
+      'SNAPSHOT_TAMPERED',
+    );
+    const noSecret = makeAgent(['', 'done']);
+    expect(await codeOf(answerQuestion(noSecret, paused.snapshot, { answers: 'K562-dTAG' }))).toBe(
+      'SNAPSHOT_INVALID',
+    );
+    const otherSecret = makeAgent(['', 'done'], { snapshot: { secret: 'another-secret', encrypt: true } });
+    expect(await codeOf(answerQuestion(otherSecret, paused.snapshot, { answers: 'K562-dTAG' }))).toBe(
+      'SNAPSHOT_TAMPERED',
+    );
+  });
+
+  it('needs a secret to encrypt', () => {
+    expect(() => makeAgent([], { snapshot: { encrypt: true } })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
   });
 });

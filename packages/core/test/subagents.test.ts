@@ -420,3 +420,195 @@ describe('agentTool, parent', () => {
     expect(r2.output).toBe('lead: janitor: deleted');
   });
 });
+
+describe('a sub-agent tool that asks (ctx.ask)', () => {
+  function boxTool(log: string[]) {
+    return defineTool({
+      name: 'pick_box',
+      description: 'asks which box',
+      input: z.object({}),
+      execute: (_input, ctx) => {
+        log.push('execute');
+        return ctx.ask(
+          { input: { message: 'Which box?', schema: z.object({ box: z.string() }) } },
+          { asked: 1 },
+        );
+      },
+      resume: (_input, response) => {
+        log.push(`resume ${response.kind}`);
+        return `box ${(response as { value: { box: string } }).value.box}`;
+      },
+    });
+  }
+
+  function team(policy: SubagentQuestionPolicy, log: string[], parentSteps: ScriptedStep[]) {
+    const child = defineAgent({
+      name: 'keeper',
+      instructions: 'c',
+      model: scriptedModel([
+        { toolCalls: [{ id: 'c1', name: 'pick_box', arguments: {} }] },
+        (r) => `keeper: ${lastContent(r)}`,
+      ]),
+      tools: [boxTool(log)],
+    });
+    return defineAgent({
+      name: 'lead',
+      instructions: 'p',
+      model: scriptedModel(parentSteps),
+      tools: [agentTool(child, { questions: policy })],
+    });
+  }
+
+  it('bubbles the form to the human with its agentPath; the value is routed down and resume runs once', async () => {
+    const log: string[] = [];
+    const lead = team('bubble', log, [
+      { toolCalls: [{ id: 'p1', name: 'keeper', arguments: { input: 'thaw' } }] },
+      (r) => `lead: ${lastContent(r)}`,
+    ]);
+    const paused = await runTurn(lead, { input: 'go' });
+    expect(paused.pendingQuestion).toMatchObject({
+      kind: 'input',
+      agentPath: ['lead', 'keeper'],
+      toolName: 'pick_box',
+      payload: { message: 'Which box?' },
+    });
+    const { provideInput } = await import('../src/index.js');
+    const done = await provideInput(lead, paused.snapshot, { value: { box: 'B2' } });
+    expect(done.output).toBe('lead: keeper: box B2');
+    expect(log).toEqual(['execute', 'resume input']);
+    expectOneResultPerCall(done);
+  });
+
+  it('hands the form to the parent model under the parent policy; answer_subagent fills it with value', async () => {
+    const log: string[] = [];
+    const lead = team('parent', log, [
+      { toolCalls: [{ id: 'p1', name: 'keeper', arguments: { input: 'thaw' } }] },
+      (r) => {
+        const result = JSON.parse(lastContent(r)) as {
+          status: string;
+          interactionId: string;
+          kind: string;
+          input: unknown;
+        };
+        expect(result).toMatchObject({
+          status: 'needs_input',
+          kind: 'input',
+          input: { message: 'Which box?' },
+        });
+        return {
+          toolCalls: [
+            {
+              id: 'p2',
+              name: 'answer_subagent',
+              arguments: { interactionId: result.interactionId, value: { box: 'C1' } },
+            },
+          ],
+        };
+      },
+      (r) => `lead: ${lastContent(r)}`,
+    ]);
+    const done = await runTurn(lead, { input: 'go' });
+    expect(done.status).toBe('completed');
+    expect(done.output).toBe('lead: keeper: box C1');
+    expect(log).toEqual(['execute', 'resume input']);
+  });
+});
+
+describe('agentTool, choose (routing per call, seed 003)', () => {
+  it('offers the child a `to`; a question to the parent goes to the lead’s model, which answers it', async () => {
+    const offered: unknown[] = [];
+    const child = childAgent('researcher', [
+      (request) => {
+        offered.push(
+          request.tools.find((tool) => tool.function.name === 'AskUserQuestion')?.function.parameters,
+        );
+        return {
+          toolCalls: [{ name: 'AskUserQuestion', arguments: { questions: [colorQuestion], to: 'parent' } }],
+        };
+      },
+      (request) => `child got ${lastContent(request)}`,
+    ]);
+    const parent = parentAgent(
+      child,
+      [
+        { toolCalls: [delegate('paint')] },
+        (request) => {
+          const asked = JSON.parse(lastContent(request)) as { status: string; interactionId: string };
+          expect(asked).toMatchObject({ status: 'needs_input', kind: 'question' });
+          return {
+            toolCalls: [
+              {
+                id: 'a1',
+                name: 'answer_subagent',
+                arguments: { interactionId: asked.interactionId, answers: { Colour: 'Red' } },
+              },
+            ],
+          };
+        },
+        (request) => `lead: ${lastContent(request)}`,
+      ],
+      'choose',
+    );
+    const done = await runTurn(parent, { input: 'go' });
+    expect(offered[0]).toMatchObject({ properties: { to: { enum: ['user', 'parent'] } } });
+    expect(done.status).toBe('completed');
+    expect(done.output).toBe('lead: child got {"answers":{"Colour":"Red"}}');
+  });
+
+  it('sends a question to the user when the child says so, with its agentPath', async () => {
+    const child = childAgent('researcher', [
+      { toolCalls: [{ name: 'AskUserQuestion', arguments: { questions: [colorQuestion], to: 'user' } }] },
+      (request) => `child got ${lastContent(request)}`,
+    ]);
+    const parent = parentAgent(
+      child,
+      [{ toolCalls: [delegate('paint')] }, (request) => `lead: ${lastContent(request)}`],
+      'choose',
+    );
+    const paused = await runTurn(parent, { input: 'go' });
+    expect(paused.pendingQuestion).toMatchObject({ agentPath: ['lead', 'researcher'], kind: 'question' });
+    const done = await answerQuestion(parent, paused.snapshot, { answers: 'Blue' });
+    expect(done.output).toBe('lead: child got {"answers":{"Colour":"Blue"}}');
+  });
+
+  it('defaults to the user when the child says nothing', async () => {
+    const child = childAgent('researcher', [{ toolCalls: [ask([colorQuestion])] }, 'done']);
+    const parent = parentAgent(child, [{ toolCalls: [delegate('paint')] }, 'lead done'], 'choose');
+    const paused = await runTurn(parent, { input: 'go' });
+    expect(paused.pendingQuestion?.agentPath).toEqual(['lead', 'researcher']);
+  });
+});
+
+describe("questions.parallel 'single' counts sub-agents' interactions (seed 004)", () => {
+  it('keeps one interaction pending when a sub-agent asks twice in one step', async () => {
+    const child = childAgent('researcher', [
+      {
+        toolCalls: [
+          ask([colorQuestion], 'q_a'),
+          ask([{ ...colorQuestion, header: 'Finish', question: 'Matte?' }], 'q_b'),
+        ],
+      },
+      (request) =>
+        `child: ${request.messages
+          .filter((message) => message.role === 'tool')
+          .map((message) => message.content)
+          .join(' | ')}`,
+    ]);
+    const parent = defineAgent({
+      name: 'lead',
+      instructions: 'You lead.',
+      model: scriptedModel([
+        { toolCalls: [delegate('paint')] },
+        (request) => `lead: ${lastContent(request)}`,
+      ]),
+      tools: [agentTool(child, { name: 'delegate' })],
+      questions: { parallel: 'single' },
+    });
+    const paused = await runTurn(parent, { input: 'go' });
+    expect(paused.pending).toHaveLength(1);
+    const done = await answerQuestion(parent, paused.snapshot, { answers: 'Red' });
+    expect(done.status).toBe('completed');
+    expect(done.output).toContain('"error_code":"interaction_pending"');
+    expect(done.output).toContain('{"answers":{"Colour":"Red"}}');
+  });
+});

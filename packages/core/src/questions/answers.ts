@@ -4,8 +4,10 @@
  * thing this module throws is an `AnswerError` listing every problem, and it never writes to the
  * input. Equal answers normalise to equal values, which makes repeated answers comparable.
  */
-import { AnswerError, type AnswerIssue } from '../errors.js';
+import { AnswerError } from '../errors.js';
 import type { Question } from '../types.js';
+import { describe, field, IssueList, isPlainObject, type Path, quote, reasonOf } from './issues.js';
+import { ANSWER_FIELDS, locate } from './locate.js';
 
 /** One question's answer after validation: labels in option order plus free text, or a skip. */
 export type NormalizedAnswer =
@@ -14,51 +16,6 @@ export type NormalizedAnswer =
 
 /** `other` and `note` are free text from a human; 16 KB each keeps snapshots and prompts bounded. */
 const TEXT_MAX_BYTES = 16 * 1024;
-/** Junk input can produce thousands of issues; past this many, one line says how many were left out. */
-const MAX_ISSUES = 20;
-const ANSWER_FIELDS = ['selected', 'other', 'note', 'skipped'];
-
-type Path = (string | number)[];
-
-class IssueList {
-  readonly items: AnswerIssue[] = [];
-  private omitted = 0;
-
-  add(path: Path, message: string): void {
-    if (this.items.length < MAX_ISSUES) this.items.push({ path, message });
-    else this.omitted++;
-  }
-
-  get count(): number {
-    return this.items.length + this.omitted;
-  }
-
-  all(): AnswerIssue[] {
-    if (this.omitted === 0) return this.items;
-    return [...this.items, { path: ['answers'], message: `…and ${this.omitted} more problems` }];
-  }
-}
-
-/** One answer value located in the input, before it is checked against its question. */
-type Entry = { questionIndex: number; value: unknown; path: Path };
-
-function quote(text: string): string {
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'undefined' ? 'undefined' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
-
-/** Plain objects only: a Map, a Date or a class instance is a caller's mistake, not an answer. */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 /** Avoids encoding when the length settles it: each UTF-16 unit takes 1 to 3 bytes of UTF-8. */
 function exceedsTextLimit(text: string): boolean {
@@ -67,85 +24,54 @@ function exceedsTextLimit(text: string): boolean {
   return new TextEncoder().encode(text).length > TEXT_MAX_BYTES;
 }
 
-/** An own field, or undefined: inherited (possibly polluted) properties never count. */
-function field(value: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(value, key) ? value[key] : undefined;
-}
-
-/** Even the thrown value may be hostile (a throwing `message` getter), so reading it is guarded too. */
-function reasonOf(error: unknown): string {
-  try {
-    return error instanceof Error ? String(error.message) : describe(error);
-  } catch {
-    return 'reading it threw';
-  }
-}
-
-function headersOf(questions: Question[]): string {
-  return questions.map((q) => quote(q.header)).join(', ');
-}
-
-/** Where each question's answer sits in `answers`; shape problems and unknown keys become issues. */
-function locate(questions: Question[], answers: unknown, issues: IssueList): Entry[] | undefined {
-  if (typeof answers === 'string') {
-    if (questions.length === 1) return [{ questionIndex: 0, value: answers, path: ['answers'] }];
+/**
+ * The answer to a free-text question (no options): the text itself, as a string or `{ other }`
+ * (both normalise to the same record), with an optional `note`, or `{ skipped: true }`.
+ */
+function readText(
+  question: Question,
+  value: unknown,
+  path: Path,
+  issues: IssueList,
+): NormalizedAnswer | undefined {
+  const before = issues.count;
+  const fields: Record<string, unknown> | undefined =
+    typeof value === 'string' ? { other: value } : isPlainObject(value) ? value : undefined;
+  if (fields === undefined) {
     issues.add(
-      ['answers'],
-      `A plain string answers a single question, and there are ${questions.length}: send an object keyed by header (${headersOf(questions)})`,
+      path,
+      `Expected the typed answer as a string, {"other": "…"} or {"skipped": true}; got ${describe(value)}`,
     );
     return undefined;
   }
-  if (Array.isArray(answers)) {
-    if (answers.length > questions.length) {
-      issues.add(['answers'], `Has ${answers.length} answers for ${questions.length} questions`);
+  for (const key of Object.keys(fields)) {
+    if (key === 'selected') {
+      issues.add(
+        [...path, key],
+        'This question has no options to select: give the typed answer as a string or "other"',
+      );
+    } else if (!ANSWER_FIELDS.includes(key)) {
+      issues.add(
+        [...path, key],
+        'Unknown field; a free-text answer has "other" and "note", or only "skipped": true',
+      );
     }
-    const entries: Entry[] = [];
-    for (let index = 0; index < Math.min(answers.length, questions.length); index++) {
-      if (Object.hasOwn(answers, index))
-        entries.push({ questionIndex: index, value: answers[index], path: ['answers', index] });
-    }
-    return entries;
   }
-  if (!isPlainObject(answers)) {
+  if (field(fields, 'skipped') === true && Object.keys(fields).length === 1) {
+    return { questionId: question.id, skipped: true };
+  }
+  if (field(fields, 'skipped') !== undefined) issues.add([...path, 'skipped'], 'Must be true, and alone');
+  const textPath = typeof value === 'string' ? path : [...path, 'other'];
+  const other = readFreeText(field(fields, 'other'), textPath, issues);
+  if (other === undefined && issues.count === before) {
     issues.add(
-      ['answers'],
-      `Expected an object keyed by question header, an array in question order, or a label string; got ${describe(answers)}`,
+      textPath,
+      'Type an answer (it must not be empty), or skip the question with {"skipped": true}',
     );
-    return undefined;
   }
-  // Keys match headers first, then question texts, then ids, then indexes (DESIGN §6).
-  const byKey = new Map<string, number>();
-  for (const property of ['header', 'question', 'id'] as const) {
-    questions.forEach((q, index) => {
-      if (!byKey.has(q[property])) byKey.set(q[property], index);
-    });
-  }
-  const entries: Entry[] = [];
-  const keyOf = new Map<number, string>();
-  for (const key of Object.keys(answers)) {
-    const questionIndex = byKey.get(key) ?? (/^(0|[1-9]\d{0,5})$/.test(key) ? Number(key) : undefined);
-    if (questionIndex === undefined || questionIndex >= questions.length) {
-      const hint = ANSWER_FIELDS.includes(key)
-        ? `; put the answer under its header, e.g. {${quote(questions[0]!.header)}: {…}}`
-        : '';
-      issues.add(
-        ['answers', key],
-        `No question has this header, text, id or index (headers: ${headersOf(questions)})${hint}`,
-      );
-      continue;
-    }
-    const earlier = keyOf.get(questionIndex);
-    if (earlier !== undefined) {
-      issues.add(
-        ['answers', key],
-        `Answers the same question as ${quote(earlier)}; give each question one answer`,
-      );
-      continue;
-    }
-    keyOf.set(questionIndex, key);
-    entries.push({ questionIndex, value: answers[key], path: ['answers', key] });
-  }
-  return entries;
+  const note = readFreeText(field(fields, 'note'), [...path, 'note'], issues);
+  if (issues.count !== before || other === undefined) return undefined;
+  return { questionId: question.id, selected: [], other, ...(note === undefined ? {} : { note }) };
 }
 
 /** A label array (the answer itself, or its `selected`) resolved to option indexes. */
@@ -190,7 +116,7 @@ function readLabel(
 }
 
 /** `other` or `note`: a string of at most 16 KB of UTF-8, trimmed; `undefined` when left out or blank. */
-function readText(value: unknown, path: Path, issues: IssueList): string | undefined {
+function readFreeText(value: unknown, path: Path, issues: IssueList): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') {
     issues.add(path, `Expected a string; got ${describe(value)}`);
@@ -210,6 +136,7 @@ function readAnswer(
   path: Path,
   issues: IssueList,
 ): NormalizedAnswer | undefined {
+  if (question.options.length === 0) return readText(question, value, path, issues);
   const before = issues.count;
   let chosen: number[];
   let other: string | undefined;
@@ -241,11 +168,11 @@ function readAnswer(
     const selected = field(value, 'selected');
     chosen = selected === undefined ? [] : readLabels(question, selected, countPath, issues);
     const otherBefore = issues.count;
-    other = readText(field(value, 'other'), [...path, 'other'], issues);
+    other = readFreeText(field(value, 'other'), [...path, 'other'], issues);
     if (other === undefined && typeof field(value, 'other') === 'string' && issues.count === otherBefore) {
       issues.add([...path, 'other'], 'Must not be empty; leave it out, or skip the question');
     }
-    note = readText(field(value, 'note'), [...path, 'note'], issues);
+    note = readFreeText(field(value, 'note'), [...path, 'note'], issues);
   } else {
     issues.add(
       path,

@@ -2,10 +2,6 @@
 export { type NormalizedAnswer, normalizeAnswers, sameAnswers } from './answers.js';
 export { defaultQuestionDescription } from './description.js';
 export { formatAnswersResult, formatDefaultedResult } from './format.js';
-export {
-  DEFAULT_QUESTION_LIMITS,
-  parseQuestionInput,
-  type QuestionLimits,
-  questionParametersSchema,
-  resolveQuestionLimits,
-} from './schema.js';
+export { DEFAULT_QUESTION_LIMITS, type QuestionLimits, resolveQuestionLimits } from './limits.js';
+export { questionParametersSchema } from './parameters.js';
+export { parseQuestionInput } from './schema.js';

@@ -1,141 +1,14 @@
 /**
- * The AskUserQuestion input: its limits, the JSON Schema the model is offered, and the parser that
- * turns the model's raw `arguments` text into normalised {@link Question}s or a message the model can
- * act on. The parser is more lenient than the offered schema (plain-string options, `multiple`, no
- * `id`), because models trained on other tools send those dialects and a retry costs a round trip.
+ * The AskUserQuestion input parser: turns the model's raw `arguments` text into normalised
+ * {@link Question}s or a message the model can act on. It is more lenient than the offered schema
+ * (plain-string options, `multiple`, no `id`), because models trained on other tools send those
+ * dialects and a retry costs a round trip.
  */
 import { type core, z } from 'zod';
-import { formatIssuePath, TurnkitError } from '../errors.js';
+import { formatIssuePath } from '../errors.js';
 import { validationMessage } from '../results.js';
 import type { Question, QuestionOption } from '../types.js';
-
-/** Bounds on what one AskUserQuestion call may contain. Lengths count UTF-16 code units, like `String.length`. */
-export interface QuestionLimits {
-  maxQuestions: number;
-  maxOptions: number;
-  headerMaxLength: number;
-  questionMaxLength: number;
-  labelMaxLength: number;
-  descriptionMaxLength: number;
-}
-
-/** 4 questions, 4 options, headers of 12, questions of 500, labels of 50, descriptions of 200 characters. */
-export const DEFAULT_QUESTION_LIMITS: QuestionLimits = Object.freeze({
-  maxQuestions: 4,
-  maxOptions: 4,
-  headerMaxLength: 12,
-  questionMaxLength: 500,
-  labelMaxLength: 50,
-  descriptionMaxLength: 200,
-});
-
-/** Every question offers at least two options: one option is not a choice (Other is always there too). */
-const MIN_OPTIONS = 2;
-/** Ids become answer keys and parts of interaction records, so they stay short. */
-const ID_MAX_LENGTH = 64;
-
-const ENV_LIMITS: [keyof QuestionLimits, string][] = [
-  ['maxQuestions', 'ASK_MAX_QUESTIONS'],
-  ['maxOptions', 'ASK_MAX_OPTIONS'],
-  ['headerMaxLength', 'ASK_HEADER_MAX_LENGTH'],
-  ['questionMaxLength', 'ASK_QUESTION_MAX_LENGTH'],
-];
-
-function lowestAllowed(key: keyof QuestionLimits): number {
-  return key === 'maxOptions' ? MIN_OPTIONS : 1;
-}
-
-function isAllowedLimit(key: keyof QuestionLimits, value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= lowestAllowed(key);
-}
-
-/**
- * The limits one question tool enforces. Precedence: explicit `limits` > the environment
- * (`ASK_MAX_QUESTIONS`, `ASK_MAX_OPTIONS`, `ASK_HEADER_MAX_LENGTH`, `ASK_QUESTION_MAX_LENGTH`) >
- * {@link DEFAULT_QUESTION_LIMITS}. An environment value that is not a positive integer is ignored
- * (an operator's typo must not break every agent); an invalid explicit limit is a programming error
- * and throws `TurnkitError` `CONFIG_INVALID`. The result is frozen, so it can key caches.
- *
- * @param env defaults to `process.env` where there is one (not in every edge runtime).
- */
-export function resolveQuestionLimits(
-  limits: Partial<QuestionLimits> = {},
-  env: Record<string, string | undefined> = typeof process === 'undefined' ? {} : process.env,
-): QuestionLimits {
-  const resolved: QuestionLimits = { ...DEFAULT_QUESTION_LIMITS };
-  for (const [key, variable] of ENV_LIMITS) {
-    const text = env[variable]?.trim();
-    if (text === undefined || !/^\d+$/.test(text)) continue;
-    const value = Number(text);
-    if (isAllowedLimit(key, value)) resolved[key] = value;
-  }
-  for (const key of Object.keys(DEFAULT_QUESTION_LIMITS) as (keyof QuestionLimits)[]) {
-    const value = limits[key];
-    if (value === undefined) continue;
-    if (!isAllowedLimit(key, value)) {
-      throw new TurnkitError(
-        'CONFIG_INVALID',
-        `Question limit ${key} must be an integer >= ${lowestAllowed(key)}, got ${String(value)}.`,
-      );
-    }
-    resolved[key] = value;
-  }
-  return Object.freeze(resolved);
-}
-
-/**
- * The JSON Schema offered to the model as the tool's `parameters`: the canonical dialect only
- * (option objects, `multiSelect`), with the limits as `minItems`/`maxItems`/`maxLength`. The parser
- * accepts more than this; the schema shows the one form we want models to learn.
- */
-export function questionParametersSchema(limits: QuestionLimits): Record<string, unknown> {
-  const text = (maxLength: number, description: string) => ({
-    type: 'string',
-    minLength: 1,
-    maxLength,
-    description,
-  });
-  const option = {
-    type: 'object',
-    properties: {
-      label: text(limits.labelMaxLength, 'What the user picks: 1 to 5 words.'),
-      description: text(limits.descriptionMaxLength, 'What this choice means or implies.'),
-      preview: {
-        type: 'string',
-        description: 'Optional markdown shown beside the option (a sketch, a snippet).',
-      },
-    },
-    required: ['label', 'description'],
-    additionalProperties: false,
-  };
-  const question = {
-    type: 'object',
-    properties: {
-      id: text(ID_MAX_LENGTH, 'Optional; default q0, q1, …'),
-      question: text(limits.questionMaxLength, 'The complete question, ending with "?".'),
-      header: text(
-        limits.headerMaxLength,
-        'A short unique label, e.g. "Auth method"; the key of its answer.',
-      ),
-      options: {
-        type: 'array',
-        minItems: MIN_OPTIONS,
-        maxItems: limits.maxOptions,
-        items: option,
-        description: 'The choices, recommended first. Do not add "Other": it is always offered.',
-      },
-      multiSelect: { type: 'boolean', description: 'true when the choices are not mutually exclusive.' },
-    },
-    required: ['question', 'header', 'options', 'multiSelect'],
-    additionalProperties: false,
-  };
-  return {
-    type: 'object',
-    properties: { questions: { type: 'array', minItems: 1, maxItems: limits.maxQuestions, items: question } },
-    required: ['questions'],
-    additionalProperties: false,
-  };
-}
+import { ID_MAX_LENGTH, MIN_OPTIONS, type QuestionLimits } from './limits.js';
 
 function buildInputSchema(limits: QuestionLimits) {
   const bounded = (max: number) => z.string().trim().min(1).max(max);
@@ -152,7 +25,13 @@ function buildInputSchema(limits: QuestionLimits) {
       id: bounded(ID_MAX_LENGTH).optional(),
       question: bounded(limits.questionMaxLength),
       header: bounded(limits.headerMaxLength),
-      options: z.array(option).min(MIN_OPTIONS).max(limits.maxOptions),
+      // Empty for a free-text question; otherwise at least two (one option is not a choice).
+      options: z
+        .array(option)
+        .max(limits.maxOptions)
+        .refine((list) => list.length === 0 || list.length >= MIN_OPTIONS, {
+          error: `Too small: expected array to have >=${MIN_OPTIONS} items, or none ([]) for a free-text question`,
+        }),
       multiSelect: z.boolean().optional(),
       multiple: z.boolean().optional(),
     })
@@ -160,6 +39,9 @@ function buildInputSchema(limits: QuestionLimits) {
       const { multiSelect, multiple } = value;
       if (multiSelect !== undefined && multiple !== undefined && multiSelect !== multiple) {
         addIssue(ctx, ['multiple'], 'Contradicts multiSelect; send only multiSelect');
+      }
+      if (value.options.length === 0 && (multiSelect === true || multiple === true)) {
+        addIssue(ctx, ['multiSelect'], 'A free-text question (no options) cannot be multiSelect');
       }
       const labels = value.options.map((entry) => (typeof entry === 'string' ? entry : entry.label));
       const labelPath = (index: number) =>

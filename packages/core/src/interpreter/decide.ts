@@ -1,0 +1,200 @@
+/**
+ * One response on one pending interaction → its resolution (DESIGN §6, §14): the result the model
+ * reads (answers, a rejection, a cancellation, a timeout), the input an approved call runs with,
+ * or — for a tool's own `ctx.ask` — the response its `resume` gets. Validates before anything
+ * changes: a wrong kind is `WRONG_KIND`, an invalid answer, edit or form value `ANSWER_INVALID`.
+ */
+import { z } from 'zod';
+import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
+import type { Resolution, ResolvedRecord, StoredInteraction } from '../machine/index.js';
+import { formatAnswersResult, formatDefaultedResult, normalizeAnswers } from '../questions/index.js';
+import { toolErrorResult } from '../results.js';
+import type { InteractionResponse } from '../types.js';
+import { answersByHeader } from './ask.js';
+import type { Run } from './run.js';
+import { checkToolInput } from './tool-input.js';
+
+/** A response whose `id` may be left out when exactly one interaction is pending. */
+export type ResponseInput = InteractionResponse extends infer R
+  ? R extends InteractionResponse
+    ? Omit<R, 'id'> & { id?: string }
+    : never
+  : never;
+
+const pathPart = (part: PropertyKey): string | number => (typeof part === 'number' ? part : String(part));
+
+/** JSON text of a value from outside; a value with no JSON form is an `AnswerError` at `field`. */
+function jsonOf(value: unknown, field: string, subject: string): string {
+  try {
+    const text = JSON.stringify(value);
+    if (text !== undefined) return text;
+  } catch {
+    // Circular, or holds a bigint: reported below like any other invalid input.
+  }
+  throw new AnswerError(
+    [{ path: [field], message: 'Must be JSON data (not circular, no bigint or function)' }],
+    subject,
+  );
+}
+
+const HOW_TO: Record<StoredInteraction['kind'], string> = {
+  question: 'answer it with answerQuestion',
+  approval: 'decide it with approve or reject',
+  input: 'fill it in with provideInput',
+};
+
+function wrongKind(interaction: StoredInteraction, type: string): StateError {
+  return new StateError(
+    'WRONG_KIND',
+    `Interaction ${interaction.id} is a${interaction.kind === 'input' ? 'n' : ''} ${interaction.kind}; it cannot take '${type}': ${HOW_TO[interaction.kind]}.`,
+  );
+}
+
+/** The value of an input form, checked against the JSON Schema stored with it (in any process). */
+function checkFormValue(interaction: StoredInteraction, value: unknown): unknown {
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(interaction.form?.schema ?? {}) as z.ZodType;
+  } catch {
+    schema = z.unknown();
+  }
+  const checked = schema.safeParse(value);
+  if (checked.success) return checked.data;
+  const issues = checked.error.issues.map(
+    (issue): AnswerIssue => ({ path: ['value', ...issue.path.map(pathPart)], message: issue.message }),
+  );
+  throw new AnswerError(issues, 'The form value');
+}
+
+/** The resolution of an interaction answered after its `expiresAt`: the answer is not used. */
+export function expiredResolution(interaction: StoredInteraction, at: string): Resolution {
+  const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  const deadline = interaction.expiresAt ?? at;
+  const timedOut = (result: string): Resolution => ({
+    toolCallId: interaction.toolCallId,
+    records: [{ ...base, resolution: 'timed_out' }],
+    result,
+  });
+  if (interaction.kind === 'approval') {
+    return timedOut(
+      toolErrorResult(
+        'approval_timeout',
+        `Nobody approved ${interaction.toolName} before ${deadline}, so it did not go on. Ask again or choose another way.`,
+      ),
+    );
+  }
+  if (interaction.onExpire === 'recommended') {
+    const result = formatDefaultedResult(interaction.questions ?? [], deadline);
+    return { toolCallId: interaction.toolCallId, records: [{ ...base, resolution: 'defaulted' }], result };
+  }
+  const what = interaction.kind === 'input' ? 'fill in the form' : 'answer';
+  return timedOut(
+    toolErrorResult(
+      'question_timeout',
+      `The user did not ${what} before ${deadline}. Make a reasonable assumption, say so, and go on.`,
+    ),
+  );
+}
+
+/** The resolution of one response on one interaction; throws, changing nothing, when it does not fit. */
+export function decide(
+  run: Run,
+  interaction: StoredInteraction,
+  response: ResponseInput,
+  at: string,
+): Resolution {
+  const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  const toolCallId = interaction.toolCallId;
+  const asked = interaction.ask !== undefined;
+  const rationale =
+    'rationale' in response && response.rationale !== undefined ? { rationale: response.rationale } : {};
+  const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
+    toolCallId,
+    records: [record],
+    askResponse: JSON.stringify(askResponse),
+  });
+  switch (response.type) {
+    case 'answer': {
+      if (interaction.kind !== 'question') throw wrongKind(interaction, 'answer');
+      const questions = interaction.questions ?? [];
+      const answers = normalizeAnswers(questions, response.answers);
+      const record: ResolvedRecord = { ...base, resolution: 'answered', answers, questions };
+      if (asked)
+        return resumeWith(record, { kind: 'question', answers: answersByHeader(questions, answers) });
+      return { toolCallId, records: [record], result: formatAnswersResult(questions, answers) };
+    }
+    case 'input': {
+      if (interaction.kind !== 'input') throw wrongKind(interaction, 'input');
+      const value = checkFormValue(interaction, response.value);
+      const record: ResolvedRecord = {
+        ...base,
+        resolution: 'answered',
+        value: jsonOf(value, 'value', 'The form value'),
+      };
+      return resumeWith(record, { kind: 'input', value });
+    }
+    case 'approve': {
+      if (interaction.kind !== 'approval') throw wrongKind(interaction, 'approve');
+      if (response.editedInput === undefined) {
+        const record: ResolvedRecord = { ...base, resolution: 'approved', ...rationale };
+        if (asked) return resumeWith(record, { kind: 'approval', approved: true, ...rationale });
+        return { toolCallId, records: [record], runInput: interaction.input };
+      }
+      // A model's proposed call is checked against the tool's schema; a tool's own ask is its data.
+      const tool = run.agent.toolIndex.get(interaction.toolName);
+      if (!asked && tool?.kind === 'function') {
+        const checked = checkToolInput(tool, response.editedInput);
+        if (!checked.ok) {
+          const issues = checked.error.issues.map(
+            (issue): AnswerIssue => ({
+              path: ['editedInput', ...issue.path.map(pathPart)],
+              message: issue.message,
+            }),
+          );
+          throw new AnswerError(issues, 'The edited input');
+        }
+      }
+      const editedInput = jsonOf(response.editedInput, 'editedInput', 'The edited input');
+      const record: ResolvedRecord = { ...base, resolution: 'approved', editedInput, ...rationale };
+      if (asked) {
+        return resumeWith(record, {
+          kind: 'approval',
+          approved: true,
+          ...rationale,
+          editedInput: JSON.parse(editedInput),
+        });
+      }
+      return { toolCallId, records: [record], runInput: editedInput, edited: true };
+    }
+    case 'reject': {
+      if (interaction.kind !== 'approval') throw wrongKind(interaction, 'reject');
+      const record: ResolvedRecord = { ...base, resolution: 'rejected', ...rationale };
+      if (asked) return resumeWith(record, { kind: 'approval', approved: false, ...rationale });
+      const result = toolErrorResult(
+        'rejected_by_user',
+        `The user rejected this call of ${interaction.toolName}; it did not run. Do not repeat it unchanged: take the rationale into account or ask the user.`,
+        { rationale: response.rationale ?? null },
+      );
+      return { toolCallId, records: [record], result };
+    }
+    case 'cancel': {
+      const reason = response.reason ? ` Reason: ${response.reason}` : '';
+      const result =
+        interaction.kind === 'approval'
+          ? toolErrorResult(
+              'approval_cancelled',
+              `The approval of ${interaction.toolName} was cancelled, so it did not go on.${reason}`,
+            )
+          : toolErrorResult(
+              'question_cancelled',
+              `The user dismissed the ${interaction.kind === 'input' ? 'form' : 'question'} without answering.${reason} Go on without it, or ask differently.`,
+            );
+      const record: ResolvedRecord = {
+        ...base,
+        resolution: 'cancelled',
+        ...(response.reason !== undefined ? { rationale: response.reason } : {}),
+      };
+      return { toolCallId, records: [record], result };
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The interpreter: runs the machine's effects (model calls, tools, sub-agents) and the public entry
+ * points that play a turn. Sessions build on the lower-level pieces exported here.
+ */
+export { beginTurn } from './events.js';
+export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
+export { applyResolutions, prepareResolutions, type ResponseInput, responseFields } from './resolve.js';
+export { answerQuestion, approve, cancelQuestion, expire, provideInput, reject, respond } from './respond.js';
+export { resultOf, statusOf, toPending } from './result.js';
+export {
+  decodedOf,
+  encodeRun,
+  type Fence,
+  loadRun,
+  newRun,
+  newRunId,
+  now,
+  type Run,
+  send,
+  stateOf,
+} from './run.js';
+export { type RunTurnRequest, runTurn, toMessages } from './run-turn.js';

@@ -1,0 +1,168 @@
+/**
+ * The interpreter's loop: asks the machine what to do next, performs it (a model call, a step of
+ * tools) outside the machine, and feeds the outcome back as an event, until the machine rests.
+ */
+import { ModelError, publicModelMessage } from '../errors.js';
+import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
+import type { AssistantMessage, ChatMessage, ToolCall, TurnResult } from '../types.js';
+import { emit, emitResolved } from './events.js';
+import { resultOf, toPending } from './result.js';
+import { encodeRun, now, type Run, send, stateOf } from './run.js';
+import { runStep } from './step.js';
+import { closeRunSpan, modelSpan, openRunSpan } from './telemetry.js';
+
+/** Makes a model's message safe to keep: string arguments, unique non-empty call ids. */
+function sanitize(message: AssistantMessage, step: number): AssistantMessage {
+  const content = typeof message.content === 'string' ? message.content : null;
+  const raw = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  if (raw.length === 0) return { role: 'assistant', content };
+  const seen = new Set<string>();
+  const toolCalls = raw.map((call, index): ToolCall => {
+    let id = typeof call?.id === 'string' && call.id !== '' ? call.id : `call_${step}_${index}`;
+    if (seen.has(id)) id = `${id}_${index}`;
+    seen.add(id);
+    const args = call?.function?.arguments;
+    return {
+      id,
+      type: 'function',
+      function: {
+        name: typeof call?.function?.name === 'string' ? call.function.name : '',
+        arguments: typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}'),
+      },
+    };
+  });
+  return { role: 'assistant', content, tool_calls: toolCalls };
+}
+
+/** Hands an operator-only error to `onError`, whose failures never reach the run. */
+function report(run: Run, error: unknown): void {
+  try {
+    run.options.onError?.(error, { runId: run.runId, agentPath: run.agentPath });
+  } catch {
+    // An observer's bug must not change the run it observes.
+  }
+}
+
+async function callModel(run: Run): Promise<void> {
+  const { agent, options } = run;
+  const context = run.state.context;
+  emit(run, { type: 'model_started', step: context.modelCalls + 1 });
+  const endSpan = modelSpan(run, context.modelCalls + 1);
+  let response: Awaited<ReturnType<typeof agent.model.generate>>;
+  try {
+    response = await agent.model.generate({
+      messages: [{ role: 'system', content: agent.instructions }, ...context.messages],
+      tools:
+        options.interactive === false
+          ? agent.toolSpecs.headless
+          : run.routed
+            ? agent.toolSpecs.routed
+            : agent.toolSpecs.all,
+      signal: options.signal,
+      onDelta: (text) => emit(run, { type: 'model_delta', text }),
+    });
+  } catch (error) {
+    run.usage.modelCalls++;
+    if (options.signal?.aborted) {
+      endSpan({ outcome: 'aborted' });
+      return send(run, { type: 'ABORT' });
+    }
+    endSpan({ outcome: 'failed', errorCode: 'MODEL_ERROR' });
+    report(run, error);
+    const message = error instanceof ModelError ? error.publicMessage : publicModelMessage(undefined);
+    return send(run, { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message } });
+  }
+  run.usage.modelCalls++;
+  if (options.signal?.aborted) {
+    endSpan({ outcome: 'aborted' });
+    return send(run, { type: 'ABORT' });
+  }
+  if (typeof response?.message !== 'object' || response.message === null) {
+    endSpan({ outcome: 'failed', errorCode: 'MODEL_ERROR' });
+    const message =
+      'The model returned no assistant message. Retry the turn; if it persists, check the model adapter.';
+    return send(run, { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message } });
+  }
+  run.usage.inputTokens += response.usage?.inputTokens ?? 0;
+  run.usage.outputTokens += response.usage?.outputTokens ?? 0;
+  endSpan(response.usage ? { outcome: 'completed', usage: response.usage } : { outcome: 'completed' });
+  const message = sanitize(response.message, context.modelCalls + 1);
+  emit(run, {
+    type: 'model_finished',
+    toolCalls: message.tool_calls?.length ?? 0,
+    ...(response.usage ? { usage: response.usage } : {}),
+    message,
+  });
+  send(run, { type: 'MODEL_RESPONDED', message });
+}
+
+async function executeStep(run: Run): Promise<void> {
+  const outcomes = await runStep(run, driveToRest);
+  send(run, { type: 'TOOLS_SETTLED', outcomes });
+  for (const outcome of outcomes) {
+    if ('interaction' in outcome)
+      emit(run, { type: 'interaction_requested', interaction: toPending(outcome.interaction) });
+  }
+  if (run.options.signal?.aborted && stateOf(run) === 'executingTools') send(run, { type: 'ABORT' });
+}
+
+/** Drives the machine until it rests and emits the turn's end event (sub-agents stop here). */
+export async function driveToRest(run: Run): Promise<void> {
+  openRunSpan(run);
+  try {
+    for (;;) {
+      const state = stateOf(run);
+      if (state !== 'callingModel' && state !== 'executingTools') break;
+      // Sessions' fence: a worker that may have lost its claim starts no further model or tool call.
+      if (run.options.signal?.aborted || (run.fence !== undefined && !run.fence.holds())) {
+        send(run, { type: 'ABORT' });
+        break;
+      }
+      if (state === 'callingModel') await callModel(run);
+      else await executeStep(run);
+    }
+    emitTurnEnd(run);
+  } finally {
+    closeRunSpan(run);
+  }
+}
+
+/** Emits the one event that ends a turn: completed, paused, failed, max steps or aborted. */
+function emitTurnEnd(run: Run): void {
+  const context = run.state.context;
+  switch (stateOf(run)) {
+    case 'completed':
+      emit(run, { type: 'turn_completed', output: context.output ?? '' });
+      break;
+    case 'waitingInput':
+      emit(run, {
+        type: 'turn_paused',
+        pending: pendingInteractions(context).map((interaction) => interaction.id),
+      });
+      break;
+    case 'failed':
+      emit(run, { type: 'turn_failed', error: context.error ?? { code: 'MODEL_ERROR', message: 'unknown' } });
+      break;
+    case 'maxSteps':
+      emit(run, { type: 'turn_max_steps', maxSteps: context.maxSteps });
+      break;
+    default:
+      emit(run, { type: 'turn_aborted' });
+  }
+}
+
+/** Drives the machine until it rests, then writes the snapshot and the result. */
+export async function continueTurn(run: Run): Promise<TurnResult> {
+  await driveToRest(run);
+  return resultOf(run, encodeRun(run));
+}
+
+/** Emits `interaction_resolved` … for each pending interaction a new user message supersedes, then sends it. */
+export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
+  const at = now(run).toISOString();
+  const before = pendingInteractions(run.state.context);
+  send(run, { type: 'USER_MESSAGE', messages, maxSteps: run.agent.maxSteps, at });
+  for (const { id, toolCallId, kind } of before) {
+    emitResolved(run, { id, toolCallId, kind, resolution: 'superseded', at }, SUPERSEDED_RESULT);
+  }
+}

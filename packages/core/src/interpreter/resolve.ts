@@ -1,0 +1,155 @@
+/**
+ * Turning a human's responses into machine resolutions. Every response is validated against the
+ * pending interaction (a sub-agent's included: those are routed down to the child) before
+ * anything changes; the decisions then go to the machine as one RESPOND event. No effect runs here.
+ */
+import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
+import {
+  pendingInteractions,
+  type Resolution,
+  type StepCall,
+  type StoredInteraction,
+} from '../machine/index.js';
+import { childRunFor, childState } from './child.js';
+import { decide, expiredResolution, type ResponseInput } from './decide.js';
+import { emitResolved } from './events.js';
+import { notWaiting } from './result.js';
+import { now, type Run, send, stateOf } from './run.js';
+
+export type { ResponseInput } from './decide.js';
+
+function findInteraction(run: Run, pending: StoredInteraction[], id: string | undefined): StoredInteraction {
+  if (id === undefined) {
+    if (pending.length === 1) return pending[0]!;
+    throw new StateError(
+      'AMBIGUOUS_INTERACTION',
+      `${pending.length} interactions are pending (${pending.map((item) => item.id).join(', ')}): say which one with \`id\`.`,
+    );
+  }
+  const found = pending.find((interaction) => interaction.id === id);
+  if (found) return found;
+  const earlier = run.state.context.resolved.some((record) => record.id === id);
+  throw new StateError(
+    'INTERACTION_NOT_FOUND',
+    earlier
+      ? `Interaction ${id} was already resolved; nothing changed. Pending now: ${pending.map((item) => item.id).join(', ') || 'none'}.`
+      : `No pending interaction has id ${JSON.stringify(id)}. Pending now: ${pending.map((item) => item.id).join(', ') || 'none'}.`,
+  );
+}
+
+/** A resolution before it is applied; calls of paused sub-agents carry the child's own resolutions. */
+export type PreparedResolution = Resolution & { nested?: { run: Run; resolutions: PreparedResolution[] } };
+
+const RESPONSE_TYPES = new Set(['answer', 'approve', 'reject', 'cancel', 'input']);
+
+/**
+ * The fields of a response argument given by a caller (`answerQuestion(agent, snapshot, answer)`):
+ * an object, or nothing (`{}`); anything else is an `AnswerError`, never a TypeError.
+ */
+export function responseFields<T extends object>(value: T | undefined): T {
+  if (value === undefined) return {} as T;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+    throw new AnswerError(
+      [{ path: [], message: `Expected an object such as { id?, answers }, got ${got}` }],
+      'The response',
+    );
+  }
+  return value;
+}
+
+/** Checks the shape of responses from outside before any is matched to an interaction. */
+function checkResponses(responses: unknown): ResponseInput[] {
+  if (!Array.isArray(responses)) {
+    throw new AnswerError([{ path: [], message: 'Expected an array of responses' }], 'The response list');
+  }
+  responses.forEach((response: unknown, index) => {
+    const fields = responseFields(response as object) as Record<string, unknown>;
+    const issues: AnswerIssue[] = [];
+    if (!RESPONSE_TYPES.has(fields.type as string)) {
+      issues.push({
+        path: [index, 'type'],
+        message: 'Must be one of answer, approve, reject, cancel, input',
+      });
+    }
+    if (fields.id !== undefined && typeof fields.id !== 'string') {
+      issues.push({ path: [index, 'id'], message: 'Must be the interaction id, a string' });
+    }
+    for (const key of ['rationale', 'reason'] as const) {
+      if (fields[key] !== undefined && typeof fields[key] !== 'string') {
+        issues.push({ path: [index, key], message: 'Must be a string' });
+      }
+    }
+    if (issues.length > 0) throw new AnswerError(issues, 'The response list');
+  });
+  return responses as ResponseInput[];
+}
+
+/**
+ * Validates responses against the run's pending interactions (a sub-agent's included: those are
+ * routed down to the child) and turns them into resolutions. Throws, and changes nothing, on the
+ * first response that does not fit.
+ */
+export function prepareResolutions(run: Run, responses: ResponseInput[]): PreparedResolution[] {
+  checkResponses(responses);
+  if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'respond');
+  const context = run.state.context;
+  const pending = pendingInteractions(context);
+  const at = now(run);
+  const seen = new Set<string>();
+  const prepared: PreparedResolution[] = [];
+  const routed = new Map<StepCall, ResponseInput[]>();
+  for (const response of responses) {
+    const interaction = findInteraction(run, pending, response.id);
+    if (seen.has(interaction.id)) {
+      throw new AnswerError(
+        [{ path: [interaction.id], message: 'responded to twice in one call' }],
+        'The response list',
+      );
+    }
+    seen.add(interaction.id);
+    const owner = context.step!.find(
+      (call) => call.status === 'pending' && call.interaction?.id === interaction.id,
+    );
+    if (owner) {
+      const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
+      prepared.push(
+        expired
+          ? expiredResolution(interaction, at.toISOString())
+          : decide(run, interaction, response, at.toISOString()),
+      );
+      continue;
+    }
+    const parent = context.step!.find(
+      (call) =>
+        call.status === 'pending' &&
+        call.child &&
+        pendingInteractions(call.child.context).some((item) => item.id === interaction.id),
+    )!;
+    routed.set(parent, [...(routed.get(parent) ?? []), { ...response, id: interaction.id }]);
+  }
+  for (const [call, childResponses] of routed) {
+    const child = childRunFor(run, call.toolName, call.toolCallId, call.child!);
+    const resolutions = prepareResolutions(child, childResponses);
+    prepared.push({
+      toolCallId: call.toolCallId,
+      records: resolutions.flatMap((resolution) => resolution.records),
+      nested: { run: child, resolutions },
+    });
+  }
+  return prepared;
+}
+
+/** Applies prepared resolutions to the machine (children first), with their events. No effect runs. */
+export function applyResolutions(run: Run, prepared: PreparedResolution[]): void {
+  const resolutions = prepared.map(({ nested, ...resolution }): Resolution => {
+    if (!nested) return resolution;
+    applyResolutions(nested.run, nested.resolutions);
+    return { ...resolution, child: childState(nested.run) };
+  });
+  send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
+  for (const { records, result, child } of resolutions) {
+    if (child) continue;
+    emitResolved(run, records[0]!, result ?? '');
+  }
+}

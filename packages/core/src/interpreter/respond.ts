@@ -1,0 +1,112 @@
+/**
+ * Resuming a paused run: `respond` and its shorthands (`answerQuestion`, `approve`, `reject`,
+ * `cancelQuestion`) and `expire`. The responses are validated and applied before anything runs,
+ * then the loop continues in the same call.
+ */
+import { pendingInteractions } from '../machine/index.js';
+import type { Agent } from '../tools/index.js';
+import type { Answers, TurnOptions, TurnResult } from '../types.js';
+import { beginTurn } from './events.js';
+import { continueTurn } from './loop.js';
+import { applyResolutions, prepareResolutions, type ResponseInput, responseFields } from './resolve.js';
+import { notWaiting, resultOf } from './result.js';
+import { loadRun, now, stateOf } from './run.js';
+
+/**
+ * The generic resume: applies one or more responses to pending interactions and continues the
+ * run. Answering only some of them returns `needs_input` again with the rest.
+ */
+export async function respond(
+  agent: Agent,
+  snapshot: string,
+  responses: ResponseInput[],
+  options: TurnOptions = {},
+): Promise<TurnResult> {
+  const run = loadRun(agent, snapshot, options);
+  const resolutions = prepareResolutions(run, responses);
+  beginTurn(run, 'respond');
+  applyResolutions(run, resolutions);
+  return continueTurn(run);
+}
+
+/**
+ * Answers a pending question and continues the run.
+ *
+ * @example
+ * const r2 = await answerQuestion(agent, snapshot, { answers: { 'Cell line': 'K562-dTAG' } });
+ */
+export async function answerQuestion(
+  agent: Agent,
+  snapshot: string,
+  answer: { id?: string; answers: Answers },
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  const { id, answers } = responseFields(answer);
+  return respond(agent, snapshot, [{ id, type: 'answer', answers }], options);
+}
+
+/** Approves a pending tool call (optionally with an edited input) and continues: the tool runs once. */
+export async function approve(
+  agent: Agent,
+  snapshot: string,
+  decision: { id?: string; rationale?: string; editedInput?: unknown } = {},
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ ...responseFields(decision), type: 'approve' }], options);
+}
+
+/** Rejects a pending tool call: the model is told `rejected_by_user` with the rationale. */
+export async function reject(
+  agent: Agent,
+  snapshot: string,
+  decision: { id?: string; rationale?: string } = {},
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ ...responseFields(decision), type: 'reject' }], options);
+}
+
+/** Cancels a pending question or approval: the model is told `question_cancelled` / `approval_cancelled`. */
+export async function cancelQuestion(
+  agent: Agent,
+  snapshot: string,
+  cancel: { id?: string; reason?: string } = {},
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  return respond(agent, snapshot, [{ ...responseFields(cancel), type: 'cancel' }], options);
+}
+
+/**
+ * Fills in a pending input form (a tool's `ctx.ask({ input })`) and continues: the value is checked
+ * against the form's JSON Schema (`ANSWER_INVALID` otherwise), then the tool's `resume` runs.
+ *
+ * @example
+ * const r2 = await provideInput(agent, snapshot, { value: { box: 'B2-14' } });
+ */
+export async function provideInput(
+  agent: Agent,
+  snapshot: string,
+  input: { id?: string; value: unknown },
+  options?: TurnOptions,
+): Promise<TurnResult> {
+  const { id, value } = responseFields(input);
+  return respond(agent, snapshot, [{ id, type: 'input', value }], options);
+}
+
+/** Resolves every pending interaction whose `expiresAt` has passed (for a sweeper). Nothing expired: the run unchanged. */
+export async function expire(agent: Agent, snapshot: string, options: TurnOptions = {}): Promise<TurnResult> {
+  const run = loadRun(agent, snapshot, options);
+  if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'expire interactions');
+  const at = now(run);
+  const expired = pendingInteractions(run.state.context).filter(
+    (interaction) => interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt),
+  );
+  if (expired.length === 0) return resultOf(run, snapshot);
+  // Expiry is checked before anything else, so any response to an expired interaction resolves it as expired.
+  const resolutions = prepareResolutions(
+    run,
+    expired.map((interaction) => ({ id: interaction.id, type: 'cancel' as const })),
+  );
+  beginTurn(run, 'expire');
+  applyResolutions(run, resolutions);
+  return continueTurn(run);
+}

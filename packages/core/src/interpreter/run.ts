@@ -1,0 +1,213 @@
+/**
+ * One run in memory for the length of one call: the machine snapshot, the application context,
+ * and what this call produced (events, usage). Built fresh from a snapshot string on every call and
+ * written back to one at the end; nothing outlives the call.
+ */
+import { randomBytes } from 'node:crypto';
+import { StateError, TurnkitError } from '../errors.js';
+import {
+  initialState,
+  type LoopEvent,
+  type LoopState,
+  type LoopStateName,
+  transition,
+} from '../machine/index.js';
+import {
+  type DecodedSnapshot,
+  deserializeContext,
+  encodeSnapshot,
+  SNAPSHOT_VERSION,
+  serializeContext,
+  type TranscriptText,
+} from '../snapshot/index.js';
+import type { Agent } from '../tools/index.js';
+import type { AgentEvent, TelemetrySpan, TraceContext, TurnOptions, TurnUsage } from '../types.js';
+import { decodeFor } from './decode.js';
+
+/** The working state of one call. */
+export interface Run {
+  agent: Agent;
+  runId: string;
+  agentPath: string[];
+  /** Prefix of this agent's interaction ids: its name, or for a sub-agent its parent's prefix, name and call. */
+  idPrefix: string;
+  /** For a sub-agent: the run that called it (events go to the top run). */
+  parent?: Run;
+  turn: number;
+  seq: number;
+  state: LoopState;
+  /** The application's context object (tools may change it in place). */
+  context: unknown;
+  /** Who started the run (kept in the snapshot for the HTTP handler's checks). */
+  principal?: string;
+  /** The span context of the turn that last paused, for the next turn to link to. */
+  trace?: TraceContext;
+  /** Set by sessions while they hold the run: no model or tool call starts once it stops holding. */
+  fence?: Fence;
+  /** A sub-agent under the `choose` policy: its model is offered the question tools with `to`. */
+  routed?: boolean;
+  /** A sub-agent of a parent whose policy is `single`: it too keeps at most one interaction pending. */
+  single?: boolean;
+  /** The transcript of the snapshot this run was loaded from, as text: the next snapshot reuses it. */
+  transcript?: TranscriptText;
+  /** What started the current turn (for its span). */
+  trigger?: string;
+  /** The span this run's model calls and tools go under (its turn, or for a sub-agent its own). */
+  span?: TelemetrySpan;
+  /** Open spans of the tool calls of the current step, by call id. */
+  toolSpans?: Map<string, TelemetrySpan>;
+  /** For a sub-agent: the span of the parent's tool call that started it. */
+  parentSpan?: TelemetrySpan;
+  /** Checks the context when each tool ends (made on first use, see context-guard.ts). */
+  contextGuard?: { enter(): void; leave(): string | null };
+  options: TurnOptions;
+  events: AgentEvent[];
+  usage: TurnUsage;
+}
+
+/** Whether the worker still holds the run (sessions' lease); checked before every model or tool call. */
+export interface Fence {
+  holds(): boolean;
+}
+
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+
+/** A new run id: 128 random bits, URL-safe. Random bytes are drawn 4 KiB at a time (one syscall per 256 ids). */
+export function newRunId(): string {
+  if (randomOffset + 16 > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomOffset = 0;
+  }
+  const bytes = randomPool.subarray(randomOffset, randomOffset + 16);
+  randomOffset += 16;
+  return `run_${bytes.toString('base64url')}`;
+}
+
+/** The call's clock: `options.now` when given, else the system clock. */
+export function now(run: Run): Date {
+  return run.options.now ?? new Date();
+}
+
+function emptyUsage(): TurnUsage {
+  return { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 };
+}
+
+/** The machine's state before its first event. */
+export function idleState(): LoopState {
+  return initialState();
+}
+
+/** Refuses options no turn could use, before anything runs: a clock that is not a valid Date… */
+function checkOptions(options: TurnOptions): TurnOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      'The turn options must be an object ({ onEvent?, signal?, now? }).',
+    );
+  }
+  const { now: clock, onEvent, signal } = options;
+  if (clock !== undefined && !(clock instanceof Date && Number.isFinite(clock.getTime()))) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      '`now` must be a valid Date (or left out to use the system clock).',
+    );
+  }
+  if (onEvent !== undefined && typeof onEvent !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', '`onEvent` must be a function.');
+  }
+  if (signal !== undefined && typeof (signal as AbortSignal | null)?.addEventListener !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', '`signal` must be an AbortSignal.');
+  }
+  if (
+    options.principal !== undefined &&
+    (typeof options.principal !== 'string' || options.principal === '')
+  ) {
+    throw new TurnkitError('CONFIG_INVALID', '`principal` must be a non-empty string.');
+  }
+  return options;
+}
+
+/** A run that has not started yet (state `idle`). */
+export function newRun(agent: Agent, runId: string, context: unknown, options: TurnOptions): Run {
+  checkOptions(options);
+  return {
+    agent,
+    runId,
+    agentPath: [agent.name],
+    idPrefix: agent.name,
+    turn: 0,
+    seq: 0,
+    state: idleState(),
+    context,
+    ...(options.principal !== undefined ? { principal: options.principal } : {}),
+    options,
+    events: [],
+    usage: emptyUsage(),
+  };
+}
+
+/** Loads a run from a snapshot string. `context`, when given, replaces the stored one. */
+export function loadRun(agent: Agent, snapshot: string, options: TurnOptions, context?: unknown): Run {
+  checkOptions(options);
+  const { decoded, transcript } = decodeFor(agent, snapshot);
+  if (
+    options.principal !== undefined &&
+    decoded.principal !== undefined &&
+    decoded.principal !== options.principal
+  ) {
+    throw new StateError(
+      'RUN_NOT_FOUND',
+      `No run with id ${JSON.stringify(decoded.runId)} is visible to this caller: start one, or use the caller that started it.`,
+    );
+  }
+  return {
+    agent,
+    runId: decoded.runId,
+    agentPath: [agent.name],
+    idPrefix: agent.name,
+    turn: decoded.turn,
+    seq: decoded.seq,
+    state: { value: decoded.state.value, context: decoded.state.context },
+    context: context !== undefined ? context : deserializeContext(decoded.context, agent.serializer),
+    ...(decoded.principal !== undefined ? { principal: decoded.principal } : {}),
+    ...(decoded.trace !== undefined ? { trace: decoded.trace } : {}),
+    ...(transcript ? { transcript } : {}),
+    options,
+    events: [],
+    usage: emptyUsage(),
+  };
+}
+
+/** Sends an event to the machine: it decides the next state (see machine/transition.ts). */
+export function send(run: Run, event: LoopEvent): void {
+  run.state = transition(run.state, event);
+}
+
+/** The run's state name. */
+export function stateOf(run: Run): LoopStateName {
+  return run.state.value;
+}
+
+/** Writes the run to a snapshot string (key order matters: the header comes first, see `readSnapshotHeader`). */
+export function encodeRun(run: Run): string {
+  return encodeSnapshot(decodedOf(run), run.agent.snapshot, run.transcript);
+}
+
+/** The run as a decoded snapshot, stamped with the call's clock: what {@link encodeRun} writes. */
+export function decodedOf(run: Run): DecodedSnapshot {
+  return {
+    format: 'turnkit.snapshot',
+    version: SNAPSHOT_VERSION,
+    agent: run.agent.name,
+    agentVersion: run.agent.version,
+    runId: run.runId,
+    turn: run.turn,
+    seq: run.seq,
+    createdAt: now(run).toISOString(),
+    ...(run.principal !== undefined ? { principal: run.principal } : {}),
+    ...(run.trace !== undefined ? { trace: run.trace } : {}),
+    state: { value: stateOf(run), context: run.state.context },
+    context: serializeContext(run.context, run.agent.serializer),
+  };
+}

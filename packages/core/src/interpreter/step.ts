@@ -1,0 +1,216 @@
+/**
+ * Runs the runnable calls of the current step, concurrently: parses and validates arguments, turns
+ * calls that need a human into interactions (questions, approvals, a tool's own `ctx.ask`), runs
+ * the rest with their timeouts (and `resume` for calls whose ask was answered), and applies the
+ * agent's parallel-question policy. Returns one outcome per call that
+ * finished; calls interrupted by an abort get none and run again on retry.
+ */
+import type { CallResult, StepCall, StepOutcome, StoredInteraction } from '../machine/index.js';
+import { toolErrorResult } from '../results.js';
+import type { AnyFunctionTool, QuestionTool } from '../tools/index.js';
+import type { ToolCall } from '../types.js';
+import { ABORTED, abortRace } from './abort.js';
+import { type AskDraft, askDraft, askResponseFor } from './ask.js';
+import type { DriveToRest } from './child.js';
+import { decideApproval, execute, finishTool, startTool } from './execute.js';
+import { now, type Run } from './run.js';
+import { runAnswerSubagent, runSubagentCall } from './subagents.js';
+import { endOpenToolSpans } from './telemetry.js';
+import { parseToolInput } from './tool-input.js';
+
+type CallOutcome = CallResult | { draft: AskDraft } | undefined;
+
+function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
+  return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
+}
+
+function askQuestion(run: Run, tool: QuestionTool, call: ToolCall, notAlone: boolean): CallOutcome {
+  if (notAlone) {
+    return {
+      result: toolErrorResult(
+        'question_not_alone',
+        `${tool.name} must be the only tool called in its step. The other calls ran; ask again on its own if you still need to.`,
+      ),
+    };
+  }
+  if (run.options.interactive === false) {
+    return {
+      result: toolErrorResult(
+        'user_input_unavailable',
+        'No user can answer questions in this run (it is headless). Make reasonable assumptions, state them, and go on.',
+      ),
+    };
+  }
+  const parsed = tool.parse(call.function.arguments);
+  if (!parsed.ok) return { result: toolErrorResult('invalid_arguments', parsed.message) };
+  return {
+    draft: {
+      kind: 'question',
+      questions: parsed.questions,
+      limits: tool.limits,
+      expiresAt: expiresAt(run, tool.timeoutMs),
+      onExpire: tool.onExpire,
+    },
+  };
+}
+
+/**
+ * What running a function tool's code came to, as a call outcome: its result, or — when it asked
+ * (`ctx.ask`) — the interaction to wait for (or the error result of an ask it cannot make).
+ */
+async function runTool(
+  run: Run,
+  tool: AnyFunctionTool,
+  call: ToolCall,
+  input: unknown,
+  options: Parameters<typeof execute>[4] = {},
+): Promise<CallOutcome> {
+  const outcome = await execute(run, tool, call, input, options);
+  if (!outcome || 'result' in outcome) return outcome;
+  const { request } = outcome.ask;
+  if (run.options.interactive === false && request && !('approval' in request)) {
+    const result = toolErrorResult(
+      'user_input_unavailable',
+      `${tool.name} asked for user input, but no user can answer in this run (it is headless). Make reasonable assumptions, state them, and go on.`,
+    );
+    finishTool(run, call.id, tool.name, result);
+    return { result };
+  }
+  const made = askDraft(run, tool, call.function.arguments, outcome.ask, (ms) => expiresAt(run, ms));
+  if ('result' in made) finishTool(run, call.id, tool.name, made.result);
+  return made;
+}
+
+async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
+  const parsed = parseToolInput(tool, call.function.arguments);
+  if (!parsed.ok) return { result: parsed.result };
+  if (tool.needsApproval) {
+    const decision = await decideApproval(run, tool, call, parsed.input);
+    if (typeof decision === 'object') return decision;
+    if (decision !== false) {
+      return {
+        draft: {
+          kind: 'approval',
+          input: call.function.arguments === '' ? '{}' : call.function.arguments,
+          ...(typeof decision === 'string' ? { reason: decision } : {}),
+          expiresAt: expiresAt(run, tool.approvalTimeoutMs),
+          schemaHash: tool.schemaHash,
+        },
+      };
+    }
+  }
+  return runTool(run, tool, call, parsed.input);
+}
+
+async function runCall(
+  run: Run,
+  stepCall: StepCall,
+  call: ToolCall,
+  notAlone: boolean,
+  drive: DriveToRest,
+): Promise<CallOutcome> {
+  const tool = run.agent.toolIndex.get(call.function.name);
+  if (!tool) {
+    const names = [...run.agent.toolIndex.keys()].join(', ') || 'none';
+    return {
+      result: toolErrorResult(
+        'unknown_tool',
+        `There is no tool named ${JSON.stringify(call.function.name)}. Available tools: ${names}.`,
+      ),
+    };
+  }
+  if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
+  if (tool.builtin === 'answer_subagent') return runAnswerSubagent(run, tool, call, drive);
+  if (tool.subagent) {
+    startTool(run, call.id, tool.name);
+    const outcome = await runSubagentCall(
+      run,
+      tool,
+      call,
+      stepCall.status === 'resuming' ? stepCall.child : undefined,
+      drive,
+    );
+    if (outcome && 'result' in outcome) finishTool(run, call.id, tool.name, outcome.result);
+    return outcome;
+  }
+  if (stepCall.status === 'approved') {
+    const raw = stepCall.approvedInput ?? call.function.arguments;
+    const parsed = parseToolInput(tool, raw);
+    if (!parsed.ok) return { result: parsed.result };
+    return runTool(run, tool, call, parsed.input, stepCall.edited ? { editedInput: JSON.parse(raw) } : {});
+  }
+  if (stepCall.status === 'resuming' && stepCall.askResponse !== undefined && stepCall.interaction) {
+    const parsed = parseToolInput(tool, call.function.arguments);
+    if (!parsed.ok) return { result: parsed.result };
+    const response = askResponseFor(run, stepCall.interaction, stepCall.askResponse);
+    return runTool(run, tool, call, parsed.input, { response });
+  }
+  return startCall(run, tool, call);
+}
+
+/**
+ * Runs the step's runnable calls and returns their outcomes (in call order). `drive` plays a
+ * sub-agent's loop: the loop passes itself in, so this layer never imports it back.
+ */
+export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome[]> {
+  const context = run.state.context;
+  const step = context.step ?? [];
+  const last = context.messages[context.messages.length - 1];
+  const calls = new Map(
+    (last?.role === 'assistant' ? (last.tool_calls ?? []) : []).map((call) => [call.id, call]),
+  );
+  const isQuestion = (stepCall: StepCall) => run.agent.toolIndex.get(stepCall.toolName)?.kind === 'question';
+  const notAlone =
+    run.agent.parallel === 'reject' && step.some(isQuestion) && step.some((call) => !isQuestion(call));
+  const runnable = step.filter(
+    (call) => call.status === 'queued' || call.status === 'approved' || call.status === 'resuming',
+  );
+  const abort = abortRace(run.options.signal);
+  const aborted = abort.promise;
+  const settled = await Promise.all(
+    runnable.map(async (stepCall) => {
+      const call = calls.get(stepCall.toolCallId);
+      if (!call) return { result: toolErrorResult('tool_error', 'The call is missing from the transcript.') };
+      const work = runCall(run, stepCall, call, notAlone && isQuestion(stepCall), drive);
+      const raced = aborted ? await Promise.race([work, aborted]) : await work;
+      return raced === ABORTED ? undefined : raced;
+    }),
+  ).finally(() => {
+    abort.dispose();
+    endOpenToolSpans(run);
+  });
+  const outcomes: StepOutcome[] = [];
+  let waiting = step.filter((call) => call.status === 'pending').length;
+  let created = context.interactionCount;
+  runnable.forEach((stepCall, index) => {
+    const outcome = settled[index];
+    if (!outcome) return;
+    if ('result' in outcome) {
+      outcomes.push({ toolCallId: stepCall.toolCallId, ...outcome });
+      return;
+    }
+    if ((run.agent.parallel === 'single' || run.single) && waiting > 0) {
+      const result = toolErrorResult(
+        'interaction_pending',
+        'Another question or approval is already waiting for the user. Ask again after it is answered.',
+      );
+      outcomes.push({ toolCallId: stepCall.toolCallId, result });
+      return;
+    }
+    waiting++;
+    if ('child' in outcome) {
+      outcomes.push({ toolCallId: stepCall.toolCallId, child: outcome.child });
+      return;
+    }
+    const interaction: StoredInteraction = {
+      ...outcome.draft,
+      id: `${run.idPrefix}:${++created}`,
+      toolCallId: stepCall.toolCallId,
+      toolName: stepCall.toolName,
+      agentPath: run.agentPath,
+      createdAt: now(run).toISOString(),
+    };
+    outcomes.push({ toolCallId: stepCall.toolCallId, interaction });
+  });
+  return outcomes;
+}

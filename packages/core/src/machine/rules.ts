@@ -1,0 +1,125 @@
+/**
+ * The rules of the loop's machine (DESIGN §3), as plain functions of its context and events: the
+ * guards that choose a transition and the updates (assignments) transitions make. `machine.ts`
+ * builds the XState machine from them, and `transition.ts` follows the same chart with them, so
+ * the two can never disagree on what a rule does.
+ */
+import type { ToolMessage } from '../types.js';
+import { pendingInteractions, SUPERSEDED_RESULT, withOutcome, withParked, withResolution } from './calls.js';
+import type { LoopContext, LoopEvent, ResolvedRecord, StepCall } from './state.js';
+
+/** The machine's guards: which transition of a state an event (or no event) takes. */
+export const guards = {
+  hasToolCalls: (_context: LoopContext, event: LoopEvent) =>
+    event.type === 'MODEL_RESPONDED' && (event.message.tool_calls?.length ?? 0) > 0,
+  stepBudgetExhausted: (context: LoopContext) => context.modelCalls >= context.maxSteps,
+  hasRunnableCalls: (context: LoopContext) =>
+    context.step?.some(
+      (call) => call.status === 'queued' || call.status === 'approved' || call.status === 'resuming',
+    ) ?? false,
+  hasPendingInteractions: (context: LoopContext) =>
+    context.step?.some((call) => call.status === 'pending') ?? false,
+} satisfies Record<string, (context: LoopContext, event: LoopEvent) => boolean>;
+
+/** The machine's updates: each returns the fields of the context it changes. */
+export const updates = {
+  resetStepBudget: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    'maxSteps' in event ? { modelCalls: 0, maxSteps: event.maxSteps } : {},
+  clearError: (): Partial<LoopContext> => ({ error: null, output: null }),
+  appendMessages: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
+    messages:
+      event.type === 'START' || event.type === 'USER_MESSAGE'
+        ? context.messages.concat(event.messages)
+        : context.messages,
+    output: null,
+    error: null,
+  }),
+  appendAssistantMessage: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
+    messages: event.type === 'MODEL_RESPONDED' ? context.messages.concat(event.message) : context.messages,
+    modelCalls: context.modelCalls + 1,
+  }),
+  startStep: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
+    step:
+      event.type === 'MODEL_RESPONDED'
+        ? (event.message.tool_calls ?? []).map(
+            (call): StepCall => ({ toolCallId: call.id, toolName: call.function.name, status: 'queued' }),
+          )
+        : null,
+  }),
+  recordOutput: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
+    output: event.type === 'MODEL_RESPONDED' ? (event.message.content ?? '') : null,
+  }),
+  recordError: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
+    error: event.type === 'MODEL_FAILED' ? event.error : null,
+  }),
+  recordOutcomes: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
+    if (event.type !== 'TOOLS_SETTLED' || !context.step) return {};
+    const byCall = new Map(event.outcomes.map((outcome) => [outcome.toolCallId, outcome]));
+    const created = event.outcomes.filter((outcome) => 'interaction' in outcome).length;
+    return {
+      step: context.step.map((call) => {
+        const outcome = byCall.get(call.toolCallId);
+        return outcome ? withOutcome(call, outcome) : call;
+      }),
+      interactionCount: context.interactionCount + created,
+      parked: withParked(context.parked, event.outcomes),
+    };
+  },
+  applyResolutions: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
+    if (event.type !== 'RESPOND' || !context.step) return {};
+    const byCall = new Map(event.resolutions.map((resolution) => [resolution.toolCallId, resolution]));
+    return {
+      step: context.step.map((call) => {
+        const resolution = byCall.get(call.toolCallId);
+        return resolution && call.status === 'pending' ? withResolution(call, resolution) : call;
+      }),
+      resolved: context.resolved.concat(event.resolutions.flatMap((resolution) => resolution.records)),
+    };
+  },
+  supersedeOpenCalls: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
+    if (event.type !== 'USER_MESSAGE' || !context.step) return {};
+    const records: ResolvedRecord[] = [];
+    const step = context.step.map((call): StepCall => {
+      if (call.status === 'done') return call;
+      const open = call.child
+        ? pendingInteractions(call.child.context)
+        : call.interaction
+          ? [call.interaction]
+          : [];
+      for (const { id, kind, toolCallId } of call.status === 'pending' ? open : []) {
+        records.push({ id, kind, toolCallId, resolution: 'superseded', at: event.at });
+      }
+      return {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        status: 'done',
+        result: SUPERSEDED_RESULT,
+      };
+    });
+    return { step, resolved: context.resolved.concat(records) };
+  },
+  flushStepResults: (context: LoopContext): Partial<LoopContext> => {
+    if (!context.step) return {};
+    const results = context.step.map(
+      (call): ToolMessage => ({ role: 'tool', tool_call_id: call.toolCallId, content: call.result ?? '' }),
+    );
+    return { messages: context.messages.concat(results), step: null };
+  },
+} satisfies Record<string, (context: LoopContext, event: LoopEvent) => Partial<LoopContext>>;
+
+/** A guard's name. */
+export type GuardName = keyof typeof guards;
+/** An update's name. */
+export type UpdateName = keyof typeof updates;
+
+/** The context of a run before its first event. */
+export const INITIAL_CONTEXT: LoopContext = Object.freeze({
+  messages: [],
+  step: null,
+  resolved: [],
+  interactionCount: 0,
+  modelCalls: 0,
+  maxSteps: 1,
+  output: null,
+  error: null,
+}) as LoopContext;

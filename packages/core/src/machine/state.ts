@@ -1,0 +1,157 @@
+/**
+ * The data of the loop: what the machine holds in its context (the transcript, the current step,
+ * the record of resolved interactions) and the events the interpreter sends it. Plain JSON, so a
+ * snapshot is this context written once.
+ */
+import type { SuperJSONResult } from 'superjson';
+import type { NormalizedAnswer, QuestionLimits } from '../questions/index.js';
+import type { AssistantMessage, ChatMessage, InteractionKind, Question, ResolutionKind } from '../types.js';
+
+/** A pending interaction as stored: model and user values stay JSON text (DESIGN §4). */
+export interface StoredInteraction {
+  id: string;
+  kind: InteractionKind;
+  toolCallId: string;
+  toolName: string;
+  agentPath: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  /**
+   * Function tools (approvals, asks): the hash of the tool's input schema when asked; a resume
+   * needs the same. Questions are never compared by hash (their answers are checked against the
+   * stored questions), though version 1 snapshots carry one.
+   */
+  schemaHash?: string;
+  /** Questions, normalised, and the limits they were asked under. */
+  questions?: Question[];
+  limits?: QuestionLimits;
+  onExpire?: 'timeout' | 'recommended';
+  /** Approvals: the proposed input, as JSON text. */
+  input?: string;
+  reason?: string;
+  /** Input forms: the message and the JSON Schema the value must match. */
+  form?: { message: string; schema: Record<string, unknown> };
+  /** Set when a tool's `ctx.ask` raised it: the tool's state (superjson), handed to its `resume`. */
+  ask?: { state: SuperJSONResult | null };
+}
+
+/** One tool call of the current step. */
+export interface StepCall {
+  toolCallId: string;
+  toolName: string;
+  /**
+   * queued: not run yet; approved: run after approval; pending: waits for a human (here or in its
+   * sub-agent); resuming: its sub-agent got its answers and goes on when the step runs; done: has its result.
+   */
+  status: 'queued' | 'approved' | 'pending' | 'resuming' | 'done';
+  result?: string;
+  interaction?: StoredInteraction;
+  /** Approved calls: the input to run, as JSON text (edited by the human or as the model sent it). */
+  approvedInput?: string;
+  edited?: boolean;
+  /** Calls that asked (`ctx.ask`): the human's response, JSON text, for the tool's `resume`. */
+  askResponse?: string;
+  /** Sub-agent calls: the paused child's machine state (its own transcript, not a copy of ours). */
+  child?: ChildState;
+}
+
+/** The machine state of a paused sub-agent, kept inside its parent's step. */
+export interface ChildState {
+  value: LoopStateName;
+  context: LoopContext;
+}
+
+/** A sub-agent paused under the `parent` policy, waiting for the parent model's `answer_subagent`. */
+export interface ParkedChild {
+  /** Unique per child: the prefix of its interaction ids. */
+  key: string;
+  /** The agent tool that started it, and the call. */
+  toolName: string;
+  toolCallId: string;
+  state: ChildState;
+}
+
+/** The small record kept per resolved interaction (audit, and idempotent repeated answers). */
+export interface ResolvedRecord {
+  id: string;
+  toolCallId: string;
+  kind: InteractionKind;
+  resolution: ResolutionKind;
+  at: string;
+  answers?: NormalizedAnswer[];
+  /** Questions: as asked, so a repeated answer can be normalised after the call is gone. */
+  questions?: Question[];
+  /** JSON text of the human's edited approval input. */
+  editedInput?: string;
+  /** Input forms: JSON text of the value given. */
+  value?: string;
+  rationale?: string;
+}
+
+/** Everything the loop knows; the bulk of a snapshot. */
+export interface LoopContext {
+  messages: ChatMessage[];
+  /** The calls of the last assistant message until their results are appended. */
+  step: StepCall[] | null;
+  resolved: ResolvedRecord[];
+  /** Interactions created in this run (for unique ids). */
+  interactionCount: number;
+  /** Model calls in this turn, and the budget. */
+  modelCalls: number;
+  maxSteps: number;
+  output: string | null;
+  error: { code: string; message: string } | null;
+  /** Sub-agents paused under the `parent` policy (absent when none). */
+  parked?: ParkedChild[];
+}
+
+/** What a tool call came to when the step ran: a result, or an interaction to wait for. */
+export type StepOutcome = { toolCallId: string } & (CallResult | { interaction: StoredInteraction });
+
+/** How the parked sub-agents change: `entry` null removes the child under `key`. */
+export interface ParkUpdate {
+  key: string;
+  entry: ParkedChild | null;
+}
+
+/** What a call that ran came to: a result (maybe parking or unparking a sub-agent), or a paused sub-agent. */
+export type CallResult = { result: string; park?: ParkUpdate } | { child: ChildState };
+
+/** A human's decision on one pending call, prepared (validated and formatted) by the interpreter. */
+export interface Resolution {
+  toolCallId: string;
+  /** Records to keep: the interaction's own, or those of sub-agent interactions routed through this call. */
+  records: ResolvedRecord[];
+  /** The tool result, when the decision settles the call (answers, rejection, cancel, timeout). */
+  result?: string;
+  /** Approvals: the input to run (JSON text). */
+  runInput?: string;
+  edited?: boolean;
+  /** Sub-agent calls: the child's state after it took the responses. */
+  child?: ChildState;
+  /** Calls that asked (`ctx.ask`): the response for the tool's `resume`, as JSON text. */
+  askResponse?: string;
+}
+
+/** Events the interpreter sends. */
+export type LoopEvent =
+  | { type: 'START'; messages: ChatMessage[]; maxSteps: number }
+  | { type: 'MODEL_RESPONDED'; message: AssistantMessage }
+  | { type: 'MODEL_FAILED'; error: { code: string; message: string } }
+  | { type: 'TOOLS_SETTLED'; outcomes: StepOutcome[] }
+  | { type: 'RESPOND'; resolutions: Resolution[]; maxSteps: number }
+  | { type: 'USER_MESSAGE'; messages: ChatMessage[]; maxSteps: number; at: string }
+  | { type: 'RETRY'; maxSteps: number }
+  | { type: 'ABORT' };
+
+/** Resting and working state names of {@link agentMachine}. */
+export type LoopStateName =
+  | 'idle'
+  | 'callingModel'
+  | 'executingTools'
+  | 'settling'
+  | 'waitingInput'
+  | 'completed'
+  | 'failed'
+  | 'maxSteps'
+  | 'aborted';

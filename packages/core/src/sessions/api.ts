@@ -1,0 +1,143 @@
+/**
+ * What sessions offer (DESIGN §7, §12, §14): the calls of {@link Sessions}, what they take and
+ * what they return. `sessions.ts` implements them.
+ */
+import type { ResponseInput } from '../interpreter/index.js';
+import type { Agent } from '../tools/index.js';
+import type { ChatMessage, TurnOptions, TurnResult } from '../types.js';
+import type { SnapshotStore } from './store.js';
+
+/** A turn result plus the version under which the store now holds the run. */
+export interface SessionResult extends TurnResult {
+  version: number;
+  /**
+   * With `defer: true`, when the call claimed a turn and left it for a worker: the claim to hand to
+   * {@link Sessions.play} (through a queue). Absent when nothing was claimed (a repeated answer).
+   */
+  claim?: TurnClaim;
+}
+
+/** A turn claimed and not yet played (background turns, DESIGN §17). */
+export interface TurnClaim {
+  runId: string;
+  /** The lease owner the claim was written with: the worker that plays it takes that lease over. */
+  owner: string;
+  /** The store version the claim was written as. */
+  version: number;
+}
+
+/** Options of the sessions calls that play a turn. */
+export interface SessionOptions extends TurnOptions {
+  /**
+   * Claim the turn and return at once, playing nothing (background turns, DESIGN §17): the request
+   * is applied to the machine and written as a claim with a lease, the result says `running` and
+   * carries the `claim`, and a worker plays it with {@link Sessions.play}, taking the lease over.
+   * Until then the run is held as any claimed run: the same request again gets that state, another
+   * gets `CONFLICT`; if no worker takes it within the lease, the next request plays it itself.
+   */
+  defer?: boolean;
+}
+
+/** Options of {@link Sessions.play}. */
+export interface PlayOptions extends TurnOptions {
+  /**
+   * Hands the turn back when aborted (a worker shutting down): no further model or tool call starts,
+   * in-flight tools see `ctx.signal` abort, nothing is written and the lease is released, so the
+   * queue's next delivery (on any worker) takes the turn over; `play` then rejects with a
+   * `ConflictError`. Calls that had finished run again there, with the same `ctx.idempotencyKey`.
+   */
+  handBack?: AbortSignal;
+}
+
+/** What {@link Sessions.start} takes. */
+export type SessionStart =
+  | string
+  | ChatMessage[]
+  | { input: string | ChatMessage[]; context?: unknown; runId?: string };
+
+/** Runs kept in a store; see {@link createSessions}. */
+export interface Sessions {
+  /** Starts a run and plays its first turn. */
+  start(input: SessionStart, options?: SessionOptions): Promise<SessionResult>;
+  answer(
+    runId: string,
+    answer: Omit<Extract<ResponseInput, { type: 'answer' }>, 'type'>,
+    options?: SessionOptions,
+  ): Promise<SessionResult>;
+  approve(
+    runId: string,
+    decision?: { id?: string; rationale?: string; editedInput?: unknown },
+    options?: SessionOptions,
+  ): Promise<SessionResult>;
+  reject(
+    runId: string,
+    decision?: { id?: string; rationale?: string },
+    options?: SessionOptions,
+  ): Promise<SessionResult>;
+  cancel(
+    runId: string,
+    cancel?: { id?: string; reason?: string },
+    options?: SessionOptions,
+  ): Promise<SessionResult>;
+  /** Fills in a pending input form (a tool's `ctx.ask({ input })`); the tool's `resume` runs. */
+  provideInput(
+    runId: string,
+    input: { id?: string; value: unknown },
+    options?: SessionOptions,
+  ): Promise<SessionResult>;
+  /** The generic form: several responses at once. */
+  respond(runId: string, responses: ResponseInput[], options?: SessionOptions): Promise<SessionResult>;
+  /** Sends the next user message (superseding whatever is pending). */
+  send(runId: string, input: string | ChatMessage[], options?: SessionOptions): Promise<SessionResult>;
+  /** Retries a failed, aborted or max_steps run, or finishes the turn of a worker that died. */
+  retry(runId: string, options?: SessionOptions): Promise<SessionResult>;
+  /** Resolves whatever has expired (for a sweeper over `store.listExpired`); nothing expired: the run as it is. */
+  expire(runId: string, options?: SessionOptions): Promise<SessionResult>;
+  /** The run's current state: status `running` while a worker holds it. */
+  get(runId: string, options?: TurnOptions): Promise<SessionResult>;
+  /**
+   * Timeouts that fire (DESIGN §14): resolves every expired interaction of the runs the store lists
+   * (`listExpired`), as `expire` does, and lets each run go on. Call it from a cron job or a timer.
+   * A run another worker holds, or one that fails, is reported in `skipped` and left for next time.
+   */
+  sweep(options?: SweepOptions): Promise<SweepResult>;
+  /**
+   * Plays a turn claimed with `defer: true` (a background worker's call, DESIGN §17): takes the
+   * claim with a lease of its own (a compare-and-set, so of two deliveries of one job only one
+   * plays) and plays it, renewing the lease. A run already at rest (played by an earlier delivery,
+   * or by a request) is returned as it is; a run another worker holds right now is a
+   * `ConflictError` (deliver again later). A turn a worker began and stopped holding (it died, or
+   * handed it back) is taken over as `retry` would: interrupted calls run again with the same
+   * `ctx.idempotencyKey`.
+   */
+  play(claim: TurnClaim, options?: PlayOptions): Promise<SessionResult>;
+}
+
+/** Options of {@link Sessions.sweep}: the turn options, the clock, and how many runs at most. */
+export interface SweepOptions extends TurnOptions {
+  /** Expired at or before this time (default: now). */
+  now?: Date;
+  /** At most this many runs per sweep (default 100). */
+  limit?: number;
+}
+
+/** What a sweep did. */
+export interface SweepResult {
+  /** The runs whose expired interactions were resolved, as they are now. */
+  swept: SessionResult[];
+  /** Runs listed but left alone: busy, gone, or failing; with why. */
+  skipped: { runId: string; error: Error }[];
+}
+
+/** Options of {@link createSessions}. */
+export interface SessionsConfig {
+  agent: Agent;
+  store: SnapshotStore;
+  /**
+   * How long a worker's claim lasts without renewal (default 60 000 ms). A worker playing a turn
+   * renews it every `leaseMs / 3`, so a slow turn keeps its run; only a worker that stopped renewing
+   * (it died, or hung) can be taken over, and then its interrupted calls run again with the same
+   * `ctx.idempotencyKey`.
+   */
+  leaseMs?: number;
+}

@@ -1,0 +1,110 @@
+/**
+ * `memoryStore`: the in-process {@link SnapshotStore} (tests, single long-lived processes). Its
+ * leases are judged by the host clock, or by the `now` you give it. It keeps runs in row layout 2
+ * when sessions write them so (`putParts`), like the stores of `@turnkit/adapters`.
+ */
+import { assembleSnapshot, joinLog, type SnapshotParts } from '../snapshot/index.js';
+import {
+  checkLeaseMs,
+  leaseHeldError,
+  notInPartsError,
+  type PutOptions,
+  type SnapshotStore,
+  staleWriteError,
+} from './store.js';
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** The store's clock in epoch ms (default `Date.now`): it alone judges leases. */
+  now?: () => number;
+}
+
+/** A run: a whole snapshot (layout 1, written by `put`) or parts (layout 2, by `putParts`). */
+type Row = {
+  version: number;
+  expiresAt: number | null;
+  lease: { owner: string; until: number } | null;
+} & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
+
+/**
+ * An in-memory {@link SnapshotStore}: compare-and-set and leases in one process, gone when the
+ * process ends.
+ *
+ * @example
+ * const sessions = createSessions({ agent, store: memoryStore() });
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
+  const clock = options.now ?? Date.now;
+  const rows = new Map<string, Row>();
+  const leaseOf = (row: Row) =>
+    row.lease ? { owner: row.lease.owner, live: row.lease.until > clock() } : null;
+
+  /** The checks of every write (version, then lease), and what the written row keeps besides its content. */
+  function admit(runId: string, opts: PutOptions, where: string) {
+    if (opts.lease) checkLeaseMs(opts.lease.ms, where);
+    const row = rows.get(runId);
+    const current = row?.version ?? null;
+    if (current !== opts.expectedVersion) throw staleWriteError(runId, opts.expectedVersion, current);
+    const held = row?.lease;
+    if (held && held.owner !== opts.lease?.owner && held.until > clock()) throw leaseHeldError(runId);
+    return {
+      row,
+      kept: {
+        version: (current ?? 0) + 1,
+        expiresAt: opts.expiresAt ? Date.parse(opts.expiresAt) : null,
+        lease: opts.lease?.ms ? { owner: opts.lease.owner, until: clock() + opts.lease.ms } : null,
+      },
+    };
+  }
+
+  return {
+    async get(runId) {
+      const row = rows.get(runId);
+      if (!row) return null;
+      const snapshot = row.parts ? assembleSnapshot(row.parts) : row.snapshot;
+      return { snapshot, version: row.version, lease: leaseOf(row) };
+    },
+    async getParts(runId) {
+      const row = rows.get(runId);
+      if (!row) return null;
+      const stored = { version: row.version, lease: leaseOf(row) };
+      return row.parts ? { ...row.parts, ...stored } : { snapshot: row.snapshot, ...stored };
+    },
+    async put(runId, snapshot, opts) {
+      const { kept } = admit(runId, opts, 'memoryStore.put');
+      rows.set(runId, { ...kept, snapshot });
+      return { version: kept.version };
+    },
+    async putParts(runId, write, opts) {
+      const { row, kept } = admit(runId, opts, 'memoryStore.putParts');
+      const append = write.mode === 'append' && row !== undefined;
+      if (append && !row.parts) throw notInPartsError(runId);
+      const parts = {
+        head: write.head,
+        messages: append ? joinLog(row.parts!.messages, write.messages) : write.messages,
+        resolved: append ? joinLog(row.parts!.resolved, write.resolved) : write.resolved,
+      };
+      rows.set(runId, { ...kept, parts });
+      return { version: kept.version };
+    },
+    async renew(runId, opts) {
+      checkLeaseMs(opts.ms, 'memoryStore.renew');
+      const row = rows.get(runId);
+      if (!row || row.version !== opts.version)
+        throw staleWriteError(runId, opts.version, row?.version ?? null);
+      if (row.lease?.owner !== opts.owner) throw leaseHeldError(runId);
+      row.lease = { owner: opts.owner, until: clock() + opts.ms };
+    },
+    async listExpired(before, limit = Number.POSITIVE_INFINITY) {
+      const cutoff = before.getTime();
+      return [...rows]
+        .filter(([, row]) => row.expiresAt !== null && row.expiresAt <= cutoff)
+        .sort(([, a], [, b]) => a.expiresAt! - b.expiresAt!)
+        .slice(0, limit)
+        .map(([runId]) => runId);
+    },
+    async delete(runId) {
+      rows.delete(runId);
+    },
+  };
+}

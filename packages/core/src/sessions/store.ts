@@ -1,0 +1,136 @@
+/**
+ * Where sessions keep snapshots between requests: the store contract (DESIGN §12). A store is a
+ * compare-and-set map from run id to the latest snapshot string, with the lease of the worker
+ * playing the run kept beside it and judged by the store alone, atomically, on its own clock.
+ * A store may also keep runs in row layout 2 (DESIGN §17: `getParts` / `putParts`), so that each
+ * write costs the new messages rather than the history.
+ * `memoryStore` is the in-process one; file, Redis and Postgres stores live in `@turnkit/adapters`.
+ */
+import { ConflictError, TurnkitError } from '../errors.js';
+import type { SnapshotParts } from '../snapshot/index.js';
+
+/** The lease beside a stored snapshot: who holds the run, and whether the store's clock says it still does. */
+export interface StoredLease {
+  owner: string;
+  /** Judged by the store's clock at the time of the read; a lease that is not live can be taken over. */
+  live: boolean;
+}
+
+/** A stored snapshot, its version (1 for the first write, +1 per write) and its lease. */
+export interface StoredSnapshot {
+  snapshot: string;
+  version: number;
+  /** Null when no worker holds the run (or the last write released it). */
+  lease: StoredLease | null;
+}
+
+/** Options of {@link SnapshotStore.put}. */
+export interface PutOptions {
+  /** The version read before writing, or null to create. A mismatch throws `ConflictError`. */
+  expectedVersion: number | null;
+  /**
+   * Who writes, and for how long the run stays theirs afterwards. A write is refused
+   * (`ConflictError`) while another owner's lease is live, whatever the version. `ms: 0` writes as
+   * `owner` and releases the lease; null or absent writes as nobody (refused under any live lease).
+   */
+  lease?: { owner: string; ms: number } | null;
+  /** When the run's earliest pending interaction expires (ISO), for {@link SnapshotStore.listExpired}. */
+  expiresAt?: string | null;
+}
+
+/** Options of {@link SnapshotStore.renew}. */
+export interface RenewOptions {
+  owner: string;
+  /** The version the owner wrote with its claim; renewing keeps it. */
+  version: number;
+  /** The lease lasts this long from now (the store's clock). */
+  ms: number;
+}
+
+/**
+ * A run stored in row layout 2, as read by {@link SnapshotStore.getParts}: the head, both logs'
+ * texts (every chunk appended so far, in order, joined by `,`), the version and the lease.
+ */
+export interface StoredParts extends SnapshotParts {
+  version: number;
+  lease: StoredLease | null;
+}
+
+/**
+ * What {@link SnapshotStore.putParts} writes: a new head, and log texts to append after the stored
+ * ones (`append`: a `,` goes between two non-empty texts) or to replace them (`rewrite`).
+ */
+export interface PartsWrite extends SnapshotParts {
+  mode: 'append' | 'rewrite';
+}
+
+/**
+ * Compare-and-set storage of snapshot strings keyed by run id, with leases (DESIGN §12). Every
+ * decision about a lease (may this write take the run, is this lease live) is made by the store in
+ * the same atomic step as the version check, on the store's own clock, so workers whose clocks
+ * disagree still agree on who holds a run.
+ */
+export interface SnapshotStore {
+  get(runId: string): Promise<StoredSnapshot | null>;
+  /**
+   * Writes when the stored version equals `expectedVersion` (null: absent) and no other owner's
+   * lease is live; else throws `ConflictError` and changes nothing. Returns the new version.
+   */
+  put(runId: string, snapshot: string, opts: PutOptions): Promise<{ version: number }>;
+  /**
+   * Extends `owner`'s lease by `ms` without writing a version. Throws `ConflictError` when the
+   * version moved or another owner holds the run: the caller has lost it and must stop.
+   */
+  renew(runId: string, opts: RenewOptions): Promise<void>;
+  /** Run ids whose stored `expiresAt` is at or before `before`, earliest first, at most `limit`. */
+  listExpired(before: Date, limit?: number): Promise<string[]>;
+  delete(runId: string): Promise<void>;
+  /**
+   * Row layout 2 (DESIGN §17), optional: a store with both `getParts` and `putParts` keeps a run as
+   * a small head plus append-only logs, and sessions then write only what is new. Reads the run:
+   * a layout-2 row as {@link StoredParts}, a row written by `put` (layout 1) as {@link StoredSnapshot},
+   * none as null. Head and logs must come from one version (read in one atomic step).
+   */
+  getParts?(runId: string): Promise<StoredParts | StoredSnapshot | null>;
+  /**
+   * Writes a layout-2 row under exactly the rules of `put` (version, lease, `expiresAt`), in one
+   * atomic step with them: a refused write leaves no appended text visible. `append` onto a row
+   * stored by `put` throws `ConflictError` (sessions rewrite such a row); onto no row, it creates
+   * one. `get` returns the row assembled (`assembleSnapshot`), and a `put` replaces it whole.
+   */
+  putParts?(runId: string, write: PartsWrite, opts: PutOptions): Promise<{ version: number }>;
+}
+
+/** The `ConflictError` of an append onto a row that `put` wrote (layout 1): there is no log to append to. */
+export function notInPartsError(runId: string): ConflictError {
+  return new ConflictError(
+    `Run ${runId} is stored whole (row layout 1), so nothing can be appended to it: load it again and rewrite it.`,
+  );
+}
+
+/** Builds the `ConflictError` every store throws on a stale write, so the message is the same everywhere. */
+export function staleWriteError(
+  runId: string,
+  expected: number | null,
+  actual: number | null,
+): ConflictError {
+  const want = expected === null ? 'no stored snapshot' : `version ${expected}`;
+  const have = actual === null ? 'none is stored' : `version ${actual} is stored`;
+  return new ConflictError(
+    `Run ${runId} was changed by another writer: expected ${want}, but ${have}. Load it again and retry.`,
+  );
+}
+
+/** The `ConflictError` of a write or renewal refused because another worker's lease is live. */
+export function leaseHeldError(runId: string): ConflictError {
+  return new ConflictError(
+    `Run ${runId} is held by another worker whose lease is live. Wait for it to finish and load the run again.`,
+  );
+}
+
+/** Throws CONFIG_INVALID unless `ms` is a lease duration a store can keep. */
+export function checkLeaseMs(ms: number, where: string): void {
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    throw new TurnkitError('CONFIG_INVALID', `${where}: a lease lasts a whole number of ms >= 0, got ${ms}.`);
+  }
+}

@@ -1,0 +1,31 @@
+/** Snapshot strings: the envelope, its shape checks, signing, and the application context (superjson). */
+export {
+  assertSerializable,
+  contextProblem,
+  deserializeContext,
+  serializeChecked,
+  serializeContext,
+} from './context.js';
+export {
+  checkShape,
+  type DecodedSnapshot,
+  encodeSnapshot,
+  openEnvelope,
+  parseSnapshot,
+  readEnvelope,
+  readSnapshotHeader,
+  SNAPSHOT_VERSION,
+  type SnapshotHeader,
+  type SnapshotKeys,
+} from './envelope.js';
+export {
+  assembleSnapshot,
+  type EncodedParts,
+  encodeParts,
+  joinLog,
+  openParts,
+  type SnapshotParts,
+  type StoredLogs,
+} from './parts.js';
+export { stateNames } from './shape.js';
+export { type TranscriptText, transcriptText } from './transcript.js';

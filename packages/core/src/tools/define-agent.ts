@@ -1,0 +1,94 @@
+/**
+ * `defineAgent`: an agent is a plain, immutable description (model, instructions, tools, policies).
+ * Everything derived from it that the loop needs on every call (tool specs, the name index) is
+ * computed here once, not per turn.
+ */
+import { TurnkitError } from '../errors.js';
+import type { ToolSpec } from '../types.js';
+import { answerSubagentTool } from './agent-tool.js';
+import type { Agent, AgentConfig, Tool } from './definitions.js';
+
+/** A question tool's spec with `to`, for a sub-agent whose parent lets it choose who answers. */
+function routedSpec(spec: ToolSpec): ToolSpec {
+  const { parameters } = spec.function;
+  const to = {
+    type: 'string',
+    enum: ['user', 'parent'],
+    description:
+      'Who answers: "user" (default), the person; "parent", the agent that gave you this task (for questions about the task itself, which it can answer without the person).',
+  };
+  const properties = { ...(parameters.properties as Record<string, unknown>), to };
+  return { ...spec, function: { ...spec.function, parameters: { ...parameters, properties } } };
+}
+
+/**
+ * Defines an agent: a model, instructions and tools, plus the policies of the loop.
+ *
+ * @example
+ * const agent = defineAgent({
+ *   name: 'inventory',
+ *   instructions: 'You are an LN2 inventory assistant.',
+ *   model: scriptedModel(['Hello!']),
+ *   tools: [queryInventory, askUserQuestion()],
+ * });
+ */
+export function defineAgent(config: AgentConfig): Agent {
+  if (typeof config.name !== 'string' || config.name.trim() === '' || /[/\s]/.test(config.name)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent name ${JSON.stringify(config.name)} is not allowed: use a non-empty name without spaces or '/'.`,
+    );
+  }
+  const maxSteps = config.maxSteps ?? 20;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new TurnkitError('CONFIG_INVALID', `Agent ${config.name}: maxSteps must be a positive integer.`);
+  }
+  const { secret, encrypt } = config.snapshot ?? {};
+  if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${config.name}: snapshot.secret must be a non-empty string.`,
+    );
+  }
+  if (encrypt && !secret) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${config.name}: snapshot.encrypt needs snapshot.secret (the encryption key is derived from it).`,
+    );
+  }
+  if (config.toolErrorMessage !== undefined && typeof config.toolErrorMessage !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', `Agent ${config.name}: toolErrorMessage must be a function.`);
+  }
+  const tools = [...(config.tools ?? [])];
+  // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this
+  // agent's model, which answers them with the built-in answer_subagent tool.
+  const routesToParent = (tool: Tool) =>
+    tool.kind === 'function' &&
+    (tool.subagent?.questions === 'parent' || tool.subagent?.questions === 'choose');
+  if (tools.some(routesToParent)) {
+    if (!tools.some((tool) => tool.name === 'answer_subagent')) tools.push(answerSubagentTool());
+  }
+  const toolIndex = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (toolIndex.has(tool.name)) {
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        `Agent ${config.name} has two tools named ${tool.name}: tool names must be unique.`,
+      );
+    }
+    toolIndex.set(tool.name, tool);
+  }
+  return Object.freeze({
+    ...config,
+    tools,
+    maxSteps,
+    version: config.version ?? '0',
+    parallel: config.questions?.parallel ?? 'batch',
+    toolIndex,
+    toolSpecs: {
+      all: tools.map((tool) => tool.spec),
+      headless: tools.filter((tool) => tool.kind !== 'question').map((tool) => tool.spec),
+      routed: tools.map((tool) => (tool.kind === 'question' ? routedSpec(tool.spec) : tool.spec)),
+    },
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * `defineTool`: a function tool the model can call. A tool is a plain description; running it
+ * (parsing arguments, asking for approval, timeouts) is the interpreter's job.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { TurnkitError } from '../errors.js';
+import type { FunctionTool, FunctionToolConfig } from './definitions.js';
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Tool names follow the OpenAI rule; anything else is a `CONFIG_INVALID` programming error. */
+export function checkName(name: string): void {
+  if (!TOOL_NAME.test(name)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Tool name ${JSON.stringify(name)} is not allowed: use 1 to 64 letters, digits, '_' or '-' (the OpenAI rule).`,
+    );
+  }
+}
+
+/** A short, stable hash of a JSON Schema (key order as produced by zod, which is deterministic). */
+export function hashSchema(schema: unknown): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 16);
+}
+
+function toJsonSchema(name: string, input: z.ZodType): Record<string, unknown> {
+  try {
+    const { $schema: _drop, ...schema } = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
+    return schema;
+  } catch (error) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Tool ${name}: its input schema cannot be expressed as JSON Schema (${(error as Error).message}). Use plain zod types (objects, strings, numbers, enums, arrays).`,
+      { cause: error },
+    );
+  }
+}
+
+/** A JSON Schema offered as given (`parameters`), without its `$schema` marker. */
+function given(config: { name: string; parameters?: unknown }): Record<string, unknown> {
+  const schema = config.parameters;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Tool ${config.name}: \`parameters\` must be a JSON Schema object.`,
+    );
+  }
+  const { $schema: _drop, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * Defines a function tool the model can call.
+ *
+ * @example
+ * const queryInventory = defineTool({
+ *   name: 'query_inventory',
+ *   description: 'Find vials of a cell line in the freezer.',
+ *   input: z.object({ cellLine: z.string() }),
+ *   execute: async ({ cellLine }) => ({ cellLine, vials: 3 }),
+ * });
+ */
+export function defineTool<Input, Output, Context = unknown>(
+  config: FunctionToolConfig<Input, Output, Context>,
+): FunctionTool<Input, Output, Context> {
+  checkName(config.name);
+  for (const hook of ['execute', 'resume', 'errorMessage'] as const) {
+    if (config[hook] !== undefined && typeof config[hook] !== 'function') {
+      throw new TurnkitError('CONFIG_INVALID', `Tool ${config.name}: \`${hook}\` must be a function.`);
+    }
+  }
+  const parameters =
+    config.parameters === undefined ? toJsonSchema(config.name, config.input) : given(config);
+  return {
+    ...config,
+    kind: 'function',
+    spec: { type: 'function', function: { name: config.name, description: config.description, parameters } },
+    schemaHash: hashSchema(parameters),
+  };
+}

@@ -1,0 +1,251 @@
+/**
+ * The shapes of tools and agents: what `defineTool`, `askUserQuestion`, `agentTool` and
+ * `defineAgent` produce and the interpreter reads. Types only, in one file, because an agent holds
+ * tools and an agent tool holds an agent.
+ */
+import type SuperJSON from 'superjson';
+import type { z } from 'zod';
+import type { QuestionLimits } from '../questions/index.js';
+import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
+import type { ModelAdapter, Question, Telemetry, ToolSpec } from '../types.js';
+
+/** What a tool's `execute` (and `needsApproval`) receives besides its input. */
+export interface ToolContext<Context = unknown> {
+  /** Aborted when the turn is aborted or the tool's timeout passes. */
+  signal: AbortSignal;
+  runId: string;
+  toolCallId: string;
+  /** Name of the agent running the tool. */
+  agent: string;
+  /** Agent names from the top agent down to this one. */
+  agentPath: string[];
+  /** `<runId>:<toolCallId>`: the same when an interrupted call runs again, so side effects can deduplicate. */
+  idempotencyKey: string;
+  /** The application's own state for this run; changes are saved in the snapshot. */
+  context: Context;
+  /**
+   * Pauses the call to ask a human, mid-execution (DESIGN §14): `return ctx.ask(request, state)`.
+   * The turn pauses like any other interaction; when it is answered, the tool's `resume(input,
+   * response, ctx)` runs with `response.state` — `execute` never runs again, so nothing it did
+   * before asking is done twice. `state` is any value the context could hold (kept with superjson).
+   */
+  ask(request: AskRequest, state?: unknown): AskSignal;
+}
+
+/** One question of a `ctx.ask({ questions })` request: AskUserQuestion's input shape. */
+export interface QuestionInput {
+  id?: string;
+  question: string;
+  header: string;
+  /** 2 or more choices, or none (`[]`) for a free-text question. Plain strings are labels. */
+  options: (string | { label: string; description: string; preview?: string })[];
+  multiSelect?: boolean;
+}
+
+/** What `ctx.ask` puts to a human: questions, an approval, or a form (DESIGN §14). */
+export type AskRequest =
+  /** Checked as the question tool checks its input, within `limits` (default: the agent's question tool's). */
+  (
+    | { questions: QuestionInput[]; limits?: Partial<QuestionLimits> }
+    | { approval: { reason: string; input?: unknown } }
+    /**
+     * A form: `schema` a zod schema, or `jsonSchema` a JSON Schema kept exactly as given (what an MCP
+     * server's elicitation sends); either way the value is checked against it.
+     */
+    | {
+        input:
+          | { message: string; schema: z.ZodType }
+          | { message: string; jsonSchema: Record<string, unknown> };
+      }
+  ) & {
+    /** The interaction expires this long after it is asked (then `resume` is not called). */
+    timeoutMs?: number;
+  };
+
+/** What a tool returns to pause: made by `ctx.ask`, recognised by the loop. Opaque. */
+export interface AskSignal {
+  readonly kind: 'turnkit.ask';
+  readonly request: AskRequest;
+  readonly state: unknown;
+}
+
+/** One question's answer as `resume` reads it: the chosen labels plus free text, or a skip. */
+export type AnsweredQuestion = { selected: string[]; other?: string; note?: string } | { skipped: true };
+
+/** What a tool's `resume` receives: the human's response, tagged by kind, and the state it asked with. */
+export type AskResponse<State = unknown> =
+  /** Answers keyed by question header. */
+  | { kind: 'question'; answers: Record<string, AnsweredQuestion>; state: State }
+  | { kind: 'approval'; approved: boolean; rationale?: string; editedInput?: unknown; state: State }
+  /** The form's value, validated against its schema. */
+  | { kind: 'input'; value: unknown; state: State };
+
+/** `true`/a reason string (shown to the human) when the call must be approved first. */
+export type ApprovalDecider<Input, Context = unknown> =
+  | boolean
+  | ((input: Input, ctx: ToolContext<Context>) => boolean | string | Promise<boolean | string>);
+
+/** Definition of a function tool, as passed to {@link defineTool}. */
+export interface FunctionToolConfig<Input, Output, Context = unknown> {
+  name: string;
+  description: string;
+  /** zod schema of the input; offered to the model as JSON Schema (unless `parameters` is given). */
+  input: z.ZodType<Input>;
+  /**
+   * The JSON Schema offered to the model instead of `input`'s, as given (e.g. an MCP server's own):
+   * `input` still checks the model's arguments. Leave it out to offer `input` as JSON Schema.
+   */
+  parameters?: Record<string, unknown>;
+  /** Runs the call; `return ctx.ask(…)` to pause for a human (then `resume` is required). */
+  execute: (input: Input, ctx: ToolContext<Context>) => Output | AskSignal | Promise<Output | AskSignal>;
+  /**
+   * Continues a call that asked (`ctx.ask`) once the human responded; may ask again the same way.
+   * Not called when the interaction is cancelled, expires or is superseded: the model then gets the
+   * standard result (`question_cancelled`, `question_timeout`…).
+   */
+  resume?: (
+    input: Input,
+    response: AskResponse,
+    ctx: ToolContext<Context>,
+  ) => Output | AskSignal | Promise<Output | AskSignal>;
+  needsApproval?: ApprovalDecider<Input, Context>;
+  /** The call fails with `tool_timeout` after this long. No limit when unset. */
+  timeoutMs?: number;
+  /** A pending approval expires (result `approval_timeout`) this long after it was asked. */
+  approvalTimeoutMs?: number;
+  /**
+   * The text the model reads when `execute` throws (default: the error's message, which the model
+   * needs to recover). Redact here what the model must not see: connection strings, customer data.
+   */
+  errorMessage?: (error: unknown) => string;
+}
+
+/** A function tool, made by {@link defineTool}. */
+export interface FunctionTool<Input = unknown, Output = unknown, Context = unknown>
+  extends FunctionToolConfig<Input, Output, Context> {
+  kind: 'function';
+  /** The OpenAI tool spec, computed once. */
+  spec: ToolSpec;
+  /** Hash of the input JSON Schema; a pending call resumes only while it is unchanged. */
+  schemaHash: string;
+}
+
+/** Options of {@link askUserQuestion}. */
+export interface AskUserQuestionOptions {
+  /** Tool name the model sees; default `AskUserQuestion`. */
+  name?: string;
+  /** What the model reads about the tool; the default explains when (not) to ask. */
+  description?: string;
+  /** Overrides of the limits (else `ASK_*` environment variables, else 4 questions, 4 options…). */
+  limits?: Partial<QuestionLimits>;
+  /** A pending question expires this long after it was asked. */
+  timeoutMs?: number;
+  /** What an expired question gives the model: a `question_timeout` error, or each question's first option. */
+  onExpire?: 'timeout' | 'recommended';
+}
+
+/** The question tool, made by {@link askUserQuestion}. */
+export interface QuestionTool {
+  kind: 'question';
+  name: string;
+  description: string;
+  limits: QuestionLimits;
+  timeoutMs: number | undefined;
+  onExpire: 'timeout' | 'recommended';
+  spec: ToolSpec;
+  schemaHash: string;
+  /** Parses and validates the model's raw arguments. */
+  parse(rawArguments: string): { ok: true; questions: Question[] } | { ok: false; message: string };
+}
+
+/**
+ * A function tool of any input type. `never` (not `any`) keeps variance honest: any typed tool
+ * fits, and the loop passes it only input that its own schema produced.
+ */
+export interface AnyFunctionTool {
+  kind: 'function';
+  name: string;
+  description: string;
+  input: z.ZodType;
+  execute: (input: never, ctx: ToolContext<never>) => unknown;
+  resume?: (input: never, response: AskResponse, ctx: ToolContext<never>) => unknown;
+  needsApproval?:
+    | boolean
+    | ((input: never, ctx: ToolContext<never>) => boolean | string | Promise<boolean | string>);
+  timeoutMs?: number;
+  approvalTimeoutMs?: number;
+  errorMessage?: (error: unknown) => string;
+  spec: ToolSpec;
+  schemaHash: string;
+  /** Set on tools made by `agentTool`: the loop runs the child agent instead of `execute`. */
+  subagent?: SubagentBinding;
+  /** Set on the built-in `answer_subagent` tool. */
+  builtin?: 'answer_subagent';
+}
+
+/** How a sub-agent's own questions and approvals travel (see `agentTool`). */
+export type SubagentQuestionPolicy = 'bubble' | 'parent' | 'reject' | 'choose';
+
+/** What ties an agent tool to its child agent. */
+export interface SubagentBinding {
+  agent: Agent;
+  questions: SubagentQuestionPolicy;
+}
+
+/** Any tool an agent can hold. Sub-agent tools (`agentTool`) are function tools too. */
+export type Tool = AnyFunctionTool | QuestionTool;
+
+/** How several human interactions requested in one step are handled. */
+export type ParallelQuestionPolicy = 'batch' | 'reject' | 'single';
+
+/** Configuration of {@link defineAgent}. */
+export interface AgentConfig {
+  /** Identifies the agent in snapshots, events and `agentPath`; a resume with another name is refused. */
+  name: string;
+  /** The system message, sent first on every model call (never stored in the transcript). */
+  instructions: string;
+  model: ModelAdapter;
+  tools?: Tool[];
+  /** Model calls per turn before the turn ends `max_steps` (default 20). */
+  maxSteps?: number;
+  /**
+   * With a `secret`, snapshots are HMAC-SHA256 signed and unsigned or edited ones are refused; with
+   * `encrypt: true` too, they are AES-256-GCM encrypted, so whoever holds one reads neither the
+   * transcript nor the context.
+   */
+  snapshot?: SnapshotKeys;
+  /** Recorded in every snapshot; a snapshot with another version goes through `migrate`. */
+  version?: string;
+  /** Upgrades a snapshot written by another `version` of the agent; returns the snapshot to use. */
+  migrate?: (decoded: DecodedSnapshot) => DecodedSnapshot;
+  questions?: {
+    /**
+     * `batch` (default): every interaction of a step is pending at once. `reject`: a question in the
+     * same step as another tool gets `question_not_alone`. `single`: one pending at a time; later
+     * ones in the step get `interaction_pending`.
+     */
+    parallel?: ParallelQuestionPolicy;
+  };
+  /** The superjson instance for the application `context` (register your classes on it). Default: the global one. */
+  serializer?: SuperJSON;
+  /** The text the model reads when a tool throws, for tools without their own `errorMessage` (see defineTool). */
+  toolErrorMessage?: (error: unknown) => string;
+  /** Where the spans of this agent's turns go (e.g. `otelTelemetry()`); a call's own `telemetry` wins. */
+  telemetry?: Telemetry;
+}
+
+/** An agent made by {@link defineAgent}. */
+export interface Agent extends Readonly<Omit<AgentConfig, 'tools' | 'maxSteps' | 'version'>> {
+  readonly tools: readonly Tool[];
+  readonly maxSteps: number;
+  readonly version: string;
+  readonly parallel: ParallelQuestionPolicy;
+  /** Tools by name. */
+  readonly toolIndex: ReadonlyMap<string, Tool>;
+  /** Specs of every tool, and of every tool but the question tools (for `interactive: false`). */
+  /**
+   * Specs of every tool; of every tool but the question tools (for `interactive: false`); and of
+   * every tool with the question tools taking `to` (for a sub-agent under the `choose` policy).
+   */
+  readonly toolSpecs: { all: ToolSpec[]; headless: ToolSpec[]; routed: ToolSpec[] };
+}

@@ -1,0 +1,13 @@
+/** Tools and agents as plain descriptions: `defineTool`, `askUserQuestion`, `agentTool`, `defineAgent`. */
+export {
+  type AgentTool,
+  type AgentToolOptions,
+  agentTool,
+  answerInput,
+  answerSubagentTool,
+} from './agent-tool.js';
+export { defineAgent } from './define-agent.js';
+export { defineTool, hashSchema } from './define-tool.js';
+export type * from './definitions.js';
+export { askUserQuestion } from './question-tool.js';
+export { SHELL_ASK_USAGE, type ShellAskToolOptions, shellAskTool, shellWords } from './shell-ask-tool.js';

@@ -1,0 +1,120 @@
+/**
+ * Every throw of the public API is a `TurnkitError` with a code (DESIGN §12), whatever a caller
+ * passes: missing answers, circular inputs, a broken clock, junk of every shape.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  answerQuestion,
+  approve,
+  cancelQuestion,
+  createSessions,
+  expire,
+  memoryStore,
+  parseSnapshot,
+  readSnapshotHeader,
+  reject,
+  respond,
+  runTurn,
+  TurnkitError,
+} from '../src/index.js';
+import { ask, cellLineQuestion, makeAgent } from './helpers.js';
+
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) =>
+      TurnkitError.isInstance(error) ? error.code : `not a TurnkitError: ${String(error)}`,
+  );
+
+async function pausedOnQuestion() {
+  const agent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done']);
+  return { agent, paused: await runTurn(agent, { input: 'go' }) };
+}
+
+async function pausedOnApproval() {
+  const agent = makeAgent([
+    { toolCalls: [{ name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }] },
+    'done',
+  ]);
+  return { agent, paused: await runTurn(agent, { input: 'go' }) };
+}
+
+describe('the public API throws only TurnkitErrors', () => {
+  it('refuses a missing or non-object answer with ANSWER_INVALID, and changes nothing', async () => {
+    const { agent, paused } = await pausedOnQuestion();
+    for (const answer of [undefined, null, 5, 'K562', []]) {
+      expect(await codeOf(answerQuestion(agent, paused.snapshot, answer as never))).toBe('ANSWER_INVALID');
+    }
+    for (const decision of [null, 7, 'yes']) {
+      expect(await codeOf(approve(agent, paused.snapshot, decision as never))).toBe('ANSWER_INVALID');
+      expect(await codeOf(reject(agent, paused.snapshot, decision as never))).toBe('ANSWER_INVALID');
+      expect(await codeOf(cancelQuestion(agent, paused.snapshot, decision as never))).toBe('ANSWER_INVALID');
+    }
+    expect(await codeOf(respond(agent, paused.snapshot, 'answer' as never))).toBe('ANSWER_INVALID');
+    expect(await codeOf(respond(agent, paused.snapshot, [{ type: 'shrug' }] as never))).toBe(
+      'ANSWER_INVALID',
+    );
+    expect(await codeOf(respond(agent, paused.snapshot, [{ type: 'cancel', id: 42 }] as never))).toBe(
+      'ANSWER_INVALID',
+    );
+    expect((await answerQuestion(agent, paused.snapshot, { answers: 'K562-dTAG' })).status).toBe('completed');
+  });
+
+  it('refuses a circular or non-JSON edited input with ANSWER_INVALID', async () => {
+    const { agent, paused } = await pausedOnApproval();
+    const circular: Record<string, unknown> = { cellLine: 'K562', vials: 1 };
+    circular.self = circular;
+    expect(await codeOf(approve(agent, paused.snapshot, { editedInput: circular }))).toBe('ANSWER_INVALID');
+    expect(
+      await codeOf(approve(agent, paused.snapshot, { editedInput: { cellLine: 'K562', vials: 1, n: 1n } })),
+    ).toBe('ANSWER_INVALID');
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const started = await sessions.start('go');
+    expect(await codeOf(sessions.approve(started.runId, { editedInput: circular }))).toBe('ANSWER_INVALID');
+    expect(await codeOf(sessions.answer(started.runId, null as never))).toBe('ANSWER_INVALID');
+  });
+
+  it('refuses an invalid clock with CONFIG_INVALID before anything runs', async () => {
+    const { agent, paused } = await pausedOnQuestion();
+    for (const now of [new Date('not a date'), 'yesterday', 0]) {
+      const options = { now: now as Date };
+      expect(await codeOf(runTurn(agent, { input: 'go' }, options))).toBe('CONFIG_INVALID');
+      expect(await codeOf(answerQuestion(agent, paused.snapshot, { answers: 'K562' }, options))).toBe(
+        'CONFIG_INVALID',
+      );
+      expect(await codeOf(expire(agent, paused.snapshot, options))).toBe('CONFIG_INVALID');
+    }
+    expect(await codeOf(runTurn(agent, { input: 'go' }, null as never))).toBe('CONFIG_INVALID');
+  });
+
+  it('throws only TurnkitErrors for any junk in any argument (property)', async () => {
+    const { agent, paused } = await pausedOnQuestion();
+    const junk = fc.oneof(
+      fc.anything(),
+      fc.constant(paused.snapshot),
+      fc.string().map((text) => paused.snapshot.slice(0, Math.max(0, paused.snapshot.length - text.length))),
+    );
+    await fc.assert(
+      fc.asyncProperty(junk, junk, fc.integer({ min: 0, max: 8 }), async (first, second, entry) => {
+        const calls: (() => unknown)[] = [
+          () => answerQuestion(agent, first as string, second as never),
+          () => approve(agent, first as string, second as never),
+          () => reject(agent, first as string, second as never),
+          () => cancelQuestion(agent, first as string, second as never),
+          () => respond(agent, first as string, second as never),
+          () => expire(agent, first as string, second as never),
+          () => runTurn(agent, first as never, second as never),
+          () => parseSnapshot(first as string, second as never),
+          () => readSnapshotHeader(first as string, second as never),
+        ];
+        try {
+          await calls[entry]!();
+        } catch (error) {
+          if (!TurnkitError.isInstance(error)) throw error;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
