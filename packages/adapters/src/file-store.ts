@@ -1,19 +1,49 @@
 /**
- * `fileStore(dir)`: the embedded SnapshotStore for CLIs and single machines. One JSON file per run;
- * writes are atomic (temp file, fsync, rename) and compare-and-set is safe across processes thanks to
- * a per-run lock file created with O_EXCL.
+ * `fileStore(dir)`: the embedded SnapshotStore for CLIs and single machines. Each run is a folder
+ * holding its latest version as `<version>.json`. Versions are created exclusively (a hard link that
+ * fails when the name exists), so two writers can never both succeed with one version, even when one
+ * of them was paused past the per-run lock's staleness and the lock was broken (DESIGN §12). In row
+ * layout 2 (DESIGN §17) the version file holds the head, and each write's new log text is a file of
+ * its own, linked to the one before, so a write costs the new messages, not the history.
  */
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  assembleSnapshot,
   ConflictError,
+  checkLeaseMs,
+  joinLog,
+  leaseHeldError,
+  notInPartsError,
+  type PartsWrite,
   type PutOptions,
-  SnapshotError,
   type SnapshotStore,
+  type StoredParts,
   type StoredSnapshot,
   staleWriteError,
 } from '@turnkit/core';
+import {
+  LOG_FILE,
+  listVersions,
+  logFileText,
+  logName,
+  type PartsFile,
+  parseLogFile,
+  parseRunFile,
+  type RunFile,
+  runIdsIn,
+} from './file-store-files.js';
+import {
+  errorCode,
+  exists,
+  LOCK_NAME,
+  readIfPresent,
+  replaceFile,
+  syncDirectory,
+  withRunLock,
+  writeNew,
+  writeTemp,
+} from './file-store-io.js';
 import { assertSafeRunId } from './run-id.js';
 
 /** Options of {@link fileStore}. */
@@ -22,220 +52,273 @@ export interface FileStoreOptions {
   staleLockMs?: number;
   /** How long a writer waits for another writer's lock before giving up. Default 20 000. */
   lockTimeoutMs?: number;
+  /** The store's clock in epoch ms (default `Date.now`): it alone judges leases. Locks use the real clock. */
+  now?: () => number;
 }
 
-/** What `<dir>/<runId>.json` holds. */
-interface RunFile {
-  version: number;
-  expiresAt: string | null;
-  snapshot: string;
+/** The latest version of a run and where it was read. */
+interface Latest {
+  run: RunFile;
+  path: string;
 }
+
+/** Reads of a run retried while writers replace its files under the reader. */
+const READ_ATTEMPTS = 50;
 
 /**
- * A {@link SnapshotStore} keeping each run in `<dir>/<runId>.json` as `{ version, expiresAt, snapshot }`.
+ * A {@link SnapshotStore} keeping each run in the folder `<dir>/<runId>/`, its latest version in
+ * `<version>.json` as `{ version, expiresAt, lease, snapshot }`.
  *
- * - `put` takes `<dir>/<runId>.lock` (created exclusively), re-reads the version, writes a temp file,
- *   fsyncs it and renames it over the run file, so readers never see half a snapshot and two
- *   processes can never both win a compare-and-set. A lock left by a crashed process is broken after
- *   `staleLockMs`.
+ * - `put` takes the run's lock (`<runId>/.lock`, created exclusively; broken after `staleLockMs`),
+ *   reads the latest version, checks the expected version and the lease, writes a temp file, fsyncs
+ *   it and links it to `<version + 1>.json`, which fails if that name exists. It then checks that
+ *   no newer version appeared and that the version it built on was not deleted; only then does it
+ *   report success and remove the older version files. Readers never see half a snapshot.
+ * - Row layout 2 (`putParts`, what sessions write): the version file holds `{ version, expiresAt,
+ *   lease, head, log }`. A write that appends text first creates a new log file under a name no
+ *   other writer can take (`log-<version>-<random>.txt`: the messages' and records' texts, after
+ *   the name of the log file before it), then links its version file naming it; the version file
+ *   stays the only fence, and a refused write removes its log file, so no reader ever sees its text.
+ *   A reader follows the chain from the newest log file back; a rewrite starts a new chain and,
+ *   once it has won, removes the log files of older versions. A write therefore costs its head and
+ *   its new text; a read opens one file per write that appended since the last rewrite (fine for
+ *   the embedded use this store is for). Log texts are kept raw (UTF-8): lone surrogates do not
+ *   survive, as in any UTF-8 store; TurnKit's JSON escapes them.
+ * - Leases are judged by `now` (the host clock by default). `renew` rewrites the current version's
+ *   file in place (temp file, rename) under the lock: in layout 2 that is the head alone.
+ * - A run stored by the first release as `<dir>/<runId>.json` is still read, and moves into its
+ *   folder on its next write. Stop processes of the first release before upgrading: they lock elsewhere.
  * - Run ids must be safe file names (`[A-Za-z0-9_.-]`, no leading dot, no `..`), else
  *   `TurnkitError` `CONFIG_INVALID`: no run id can reach outside `dir`.
- * - `listExpired` reads every run file: fine for the embedded use this store is for.
+ * - `listExpired` reads every run's latest version: fine for the embedded use this store is for.
  *
- * @param dir Folder for the run files; created (recursively) on first use.
+ * @param dir Folder for the runs; created (recursively) on first write.
  */
 export function fileStore(dir: string, options: FileStoreOptions = {}): SnapshotStore {
-  const staleLockMs = options.staleLockMs ?? 10_000;
-  const lockTimeoutMs = options.lockTimeoutMs ?? 20_000;
-  let ready: Promise<unknown> | null = null;
-  const ensureDir = () => {
-    ready ??= mkdir(dir, { recursive: true }).catch((error: unknown) => {
-      ready = null;
-      throw error;
-    });
-    return ready;
+  const timing = {
+    staleLockMs: options.staleLockMs ?? 10_000,
+    lockTimeoutMs: options.lockTimeoutMs ?? 20_000,
   };
-  const runPath = (runId: string) => join(dir, `${runId}.json`);
+  const clock = options.now ?? Date.now;
+  const runDir = (runId: string) => join(dir, runId);
+  const legacyPath = (runId: string) => join(dir, `${runId}.json`);
 
-  async function withLock<T>(runId: string, action: () => Promise<T>): Promise<T> {
-    await ensureDir();
-    const lockPath = join(dir, `${runId}.lock`);
-    const deadline = Date.now() + lockTimeoutMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const handle = await open(lockPath, 'wx');
-        await handle.writeFile(`${process.pid}\n`);
-        await handle.close();
-        break;
-      } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
-      }
-      if (await breakStaleLock(lockPath, staleLockMs)) continue;
-      if (Date.now() >= deadline) {
-        throw new ConflictError(
-          `Run ${runId} stayed locked by another writer for ${lockTimeoutMs} ms. Retry later; if no ` +
-            `process is writing to ${dir}, delete ${lockPath}.`,
-        );
-      }
-      // Jittered, growing waits: contenders spread out instead of retrying in lockstep.
-      await sleep(Math.min(50, 2 + attempt * 2) * (0.5 + Math.random()));
+  /**
+   * The logs of a layout-2 run file, following its chain of log files from the newest back; null
+   * when a rewrite removed one meanwhile (read again).
+   */
+  async function readLogs(
+    runId: string,
+    run: PartsFile,
+  ): Promise<{ messages: string; resolved: string } | null> {
+    const messages: string[] = [];
+    const resolved: string[] = [];
+    // Each write adds at most one log file: a longer chain is a loop.
+    for (let name = run.log, steps = 0; name !== ''; steps++) {
+      const path = join(runDir(runId), name);
+      const text = steps < run.version && LOG_FILE.test(name) ? await readIfPresent(path) : '';
+      if (text === null) return null;
+      const log = parseLogFile(text, path);
+      messages.push(log.messages);
+      resolved.push(log.resolved);
+      name = log.previous;
     }
-    try {
-      return await action();
-    } finally {
-      await unlink(lockPath).catch(() => undefined);
+    // Read newest first: joined oldest first.
+    const inOrder = (texts: string[]) => texts.reduceRight((all, text) => joinLog(all, text), '');
+    return { messages: inOrder(messages), resolved: inOrder(resolved) };
+  }
+
+  /** A run as stored (whole, or as parts), read again whenever writers move its files meanwhile. */
+  async function readRun(runId: string): Promise<StoredParts | StoredSnapshot | null> {
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const latest = await readLatest(runId);
+      if (!latest) return null;
+      const { run } = latest;
+      const lease = run.lease && { owner: run.lease.owner, live: run.lease.until > clock() };
+      if ('snapshot' in run) return { snapshot: run.snapshot, version: run.version, lease };
+      const logs = await readLogs(runId, run);
+      if (logs) return { head: run.head, ...logs, version: run.version, lease };
+    }
+    throw new ConflictError(`Run ${runId} kept changing while it was read. Retry.`);
+  }
+
+  /**
+   * Checks a write under the run's lock (version, then lease) and returns what it builds on and the
+   * fields the new version keeps besides its content.
+   */
+  async function admit(runId: string, opts: PutOptions) {
+    const latest = await readLatest(runId);
+    const current = latest?.run.version ?? null;
+    if (current !== opts.expectedVersion) throw staleWriteError(runId, opts.expectedVersion, current);
+    const held = latest?.run.lease;
+    if (held && held.owner !== opts.lease?.owner && held.until > clock()) throw leaseHeldError(runId);
+    const lease = opts.lease?.ms ? { owner: opts.lease.owner, until: clock() + opts.lease.ms } : null;
+    return { latest, kept: { version: (current ?? 0) + 1, expiresAt: opts.expiresAt ?? null, lease } };
+  }
+
+  /**
+   * After a write of `version` that started the logs anew (a rewrite, or a whole snapshot), removes
+   * the log files older versions wrote: no version from `version` on names them.
+   */
+  async function dropOlderLogs(runId: string, version: number): Promise<void> {
+    for (const name of await readdir(runDir(runId)).catch(() => [])) {
+      const match = LOG_FILE.exec(name);
+      if (match && Number(match[1]) < version) await unlink(join(runDir(runId), name)).catch(() => undefined);
     }
   }
 
-  async function readRun(runId: string): Promise<RunFile | null> {
-    const path = runPath(runId);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return null;
-      throw error;
+  /** The latest version of a run, or null. Retries when a writer removes the file it was about to read. */
+  async function readLatest(runId: string): Promise<Latest | null> {
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const [newest] = await listVersions(runDir(runId));
+      const path = newest === undefined ? legacyPath(runId) : join(runDir(runId), `${newest}.json`);
+      const text = await readIfPresent(path);
+      if (text !== null) return { run: parseRunFile(text, path), path };
+      // No versions and no file of the previous layout, still: the run does not exist.
+      if (newest === undefined && (await listVersions(runDir(runId))).length === 0) return null;
     }
-    return parseRunFile(text, path);
+    throw new ConflictError(`Run ${runId} kept changing while it was read. Retry.`);
+  }
+
+  /**
+   * Makes `run` version `run.version` of `runId`, or throws `ConflictError` if another writer made
+   * that version, a newer one, or deleted the version it was built on (`base`).
+   */
+  async function createVersion(runId: string, run: RunFile, base: Latest | null): Promise<void> {
+    const folder = runDir(runId);
+    const path = join(folder, `${run.version}.json`);
+    const tempPath = await writeTemp(folder, JSON.stringify(run)).catch(
+      deletedMeanwhile(runId, run.version - 1),
+    );
+    try {
+      await link(tempPath, path);
+    } catch (error) {
+      // EEXIST: another writer made this version. ENOENT: a delete emptied the folder meanwhile.
+      if (errorCode(error) !== 'EEXIST' && errorCode(error) !== 'ENOENT') throw error;
+      throw staleWriteError(runId, run.version - 1, (await listVersions(folder))[0] ?? null);
+    } finally {
+      await unlink(tempPath).catch(() => undefined);
+    }
+    await syncDirectory(folder);
+    const versions = await listVersions(folder);
+    const newest = versions[0] ?? 0;
+    if (newest > run.version || (base !== null && !(await exists(base.path)))) {
+      await unlink(path).catch(() => undefined);
+      throw staleWriteError(runId, run.version - 1, newest > run.version ? newest : null);
+    }
+    // Only the latest version is kept; readers that lose a file to this retry.
+    for (const version of versions.filter((version) => version < run.version)) {
+      await unlink(join(folder, `${version}.json`)).catch(() => undefined);
+    }
+    if (base?.path === legacyPath(runId)) await unlink(base.path).catch(() => undefined);
   }
 
   return {
     async get(runId): Promise<StoredSnapshot | null> {
       assertSafeRunId(runId, 'fileStore.get');
-      const run = await readRun(runId);
-      return run ? { snapshot: run.snapshot, version: run.version } : null;
+      const row = await readRun(runId);
+      if (row === null || 'snapshot' in row) return row;
+      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease };
+    },
+
+    async getParts(runId) {
+      assertSafeRunId(runId, 'fileStore.getParts');
+      return readRun(runId);
     },
 
     async put(runId, snapshot, opts: PutOptions) {
       assertSafeRunId(runId, 'fileStore.put');
-      return withLock(runId, async () => {
-        const current = (await readRun(runId))?.version ?? null;
-        if (current !== opts.expectedVersion) throw staleWriteError(runId, opts.expectedVersion, current);
-        const run: RunFile = { version: (current ?? 0) + 1, expiresAt: opts.expiresAt ?? null, snapshot };
-        await writeAtomically(dir, runPath(runId), JSON.stringify(run));
-        return { version: run.version };
+      if (opts.lease) checkLeaseMs(opts.lease.ms, 'fileStore.put');
+      return withRunLock(runId, runDir(runId), timing, async () => {
+        const { latest, kept } = await admit(runId, opts);
+        await createVersion(runId, { ...kept, snapshot }, latest);
+        if (latest && 'head' in latest.run) await dropOlderLogs(runId, kept.version);
+        return { version: kept.version };
+      });
+    },
+
+    async putParts(runId, write: PartsWrite, opts: PutOptions) {
+      assertSafeRunId(runId, 'fileStore.putParts');
+      if (opts.lease) checkLeaseMs(opts.lease.ms, 'fileStore.putParts');
+      return withRunLock(runId, runDir(runId), timing, async () => {
+        const { latest, kept } = await admit(runId, opts);
+        const base = latest?.run;
+        if (write.mode === 'append' && base && !('head' in base)) throw notInPartsError(runId);
+        const append = write.mode === 'append' && base !== undefined;
+        const previous = append && 'head' in base ? base.log : '';
+        let log = previous;
+        if (write.messages !== '' || write.resolved !== '') {
+          log = logName(kept.version);
+          await writeNew(join(runDir(runId), log), logFileText(previous, write)).catch(
+            deletedMeanwhile(runId, opts.expectedVersion),
+          );
+        }
+        try {
+          await createVersion(runId, { ...kept, head: write.head, log }, latest);
+        } catch (error) {
+          if (log !== previous) await unlink(join(runDir(runId), log)).catch(() => undefined);
+          throw error;
+        }
+        if (!append && latest) await dropOlderLogs(runId, kept.version);
+        return { version: kept.version };
+      });
+    },
+
+    async renew(runId, opts) {
+      assertSafeRunId(runId, 'fileStore.renew');
+      checkLeaseMs(opts.ms, 'fileStore.renew');
+      await withRunLock(runId, runDir(runId), timing, async () => {
+        const latest = await readLatest(runId);
+        const current = latest?.run.version ?? null;
+        if (!latest || current !== opts.version) throw staleWriteError(runId, opts.version, current);
+        if (latest.run.lease?.owner !== opts.owner) throw leaseHeldError(runId);
+        const run = { ...latest.run, lease: { owner: opts.owner, until: clock() + opts.ms } };
+        await replaceFile(runDir(runId), latest.path, JSON.stringify(run)).catch(
+          deletedMeanwhile(runId, opts.version),
+        );
+        const [newest] = await listVersions(runDir(runId));
+        if (newest !== undefined && newest > opts.version) {
+          await unlink(latest.path).catch(() => undefined);
+          throw staleWriteError(runId, opts.version, newest);
+        }
       });
     },
 
     async delete(runId) {
       assertSafeRunId(runId, 'fileStore.delete');
-      // Under the lock, so a delete never lands between another writer's check and its rename.
-      await withLock(runId, () => unlink(runPath(runId)).catch(ignoreMissing));
+      const folder = runDir(runId);
+      // Under the lock, so a delete never lands between another writer's check and its write. Temp
+      // files go too: a writer whose lock was broken then fails instead of bringing the run back.
+      await withRunLock(runId, folder, timing, async () => {
+        for (const name of await readdir(folder)) {
+          if (name !== LOCK_NAME) await unlink(join(folder, name)).catch(() => undefined);
+        }
+        if (await exists(legacyPath(runId))) await unlink(legacyPath(runId)).catch(() => undefined);
+      });
+      // Fails harmlessly when another writer already took the lock again.
+      await rmdir(folder).catch(() => undefined);
     },
 
-    async listExpired(now) {
-      await ensureDir();
-      const limit = now.getTime();
-      const expired: string[] = [];
-      for (const name of await readdir(dir)) {
-        if (!name.endsWith('.json') || name.startsWith('.')) continue;
-        const runId = name.slice(0, -'.json'.length);
-        const run = await readRun(runId);
-        if (run?.expiresAt != null && Date.parse(run.expiresAt) <= limit) expired.push(runId);
+    async listExpired(before, limit = Number.POSITIVE_INFINITY) {
+      const cutoff = before.getTime();
+      const due: { runId: string; at: number }[] = [];
+      for (const runId of await runIdsIn(dir)) {
+        const expiresAt = (await readLatest(runId))?.run.expiresAt;
+        const at = expiresAt == null ? Number.NaN : Date.parse(expiresAt);
+        if (at <= cutoff) due.push({ runId, at });
       }
-      return expired;
+      due.sort((a, b) => a.at - b.at || (a.runId < b.runId ? -1 : 1));
+      return due.slice(0, limit).map(({ runId }) => runId);
     },
   };
 }
 
-/** Temp file in the same folder (so rename is atomic), fsynced before and after the rename. */
-async function writeAtomically(dir: string, path: string, text: string): Promise<void> {
-  // A leading dot: temp files are never mistaken for runs (run ids cannot start with a dot).
-  const tempPath = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
-  const handle = await open(tempPath, 'w');
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tempPath, path);
-  } catch (error) {
-    await unlink(tempPath).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(dir);
-}
-
-/** Makes the rename itself durable. Some platforms cannot open a folder; the rename is still atomic there. */
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Durability of the directory entry is best effort; atomicity does not depend on it.
-  }
-}
-
 /**
- * Breaks a lock older than `staleLockMs`. The lock is first renamed aside (only one contender can
- * move a given file), then its age is checked again: if a live writer re-created it in between, it
- * is linked back (link fails rather than overwrite a newer lock).
+ * For a write whose run folder vanished (ENOENT): a delete ran while this writer was paused past its
+ * lock, so the write is refused like any other stale one.
  */
-async function breakStaleLock(lockPath: string, staleLockMs: number): Promise<boolean> {
-  const age = await lockAge(lockPath);
-  if (age === null) return true;
-  if (age < staleLockMs) return false;
-  const asidePath = `${lockPath}.${randomBytes(6).toString('hex')}.stale`;
-  try {
-    await rename(lockPath, asidePath);
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return true;
-    throw error;
-  }
-  const asideAge = await lockAge(asidePath);
-  if (asideAge !== null && asideAge < staleLockMs) await link(asidePath, lockPath).catch(() => undefined);
-  await unlink(asidePath).catch(() => undefined);
-  return true;
-}
-
-async function lockAge(path: string): Promise<number | null> {
-  try {
-    return Date.now() - (await stat(path)).mtimeMs;
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-function parseRunFile(text: string, path: string): RunFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SnapshotError('SNAPSHOT_INVALID', `${path} is not valid JSON; restore it or delete it.`, {
-      cause: error,
-    });
-  }
-  const run = value as Partial<RunFile> | null;
-  if (
-    typeof run !== 'object' ||
-    run === null ||
-    !Number.isInteger(run.version) ||
-    typeof run.snapshot !== 'string' ||
-    !(run.expiresAt === null || typeof run.expiresAt === 'string')
-  ) {
-    throw new SnapshotError(
-      'SNAPSHOT_INVALID',
-      `${path} is not a TurnKit run file ({ version, expiresAt, snapshot }); restore it or delete it.`,
-    );
-  }
-  return run as RunFile;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
-
-function ignoreMissing(error: unknown): void {
-  if (errorCode(error) !== 'ENOENT') throw error;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function deletedMeanwhile(runId: string, expected: number | null): (error: unknown) => never {
+  return (error) => {
+    throw errorCode(error) === 'ENOENT' ? staleWriteError(runId, expected, null) : error;
+  };
 }

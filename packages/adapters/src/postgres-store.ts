@@ -1,9 +1,23 @@
 /**
  * `postgresStore(pool)`: a SnapshotStore on PostgreSQL (node-postgres), for many stateless workers
- * sharing runs. Compare-and-set is a single conditional UPDATE (or INSERT … ON CONFLICT DO NOTHING),
- * so the database's row locking decides every race.
+ * sharing runs. Every write is one conditional statement (UPDATE … WHERE, or INSERT … ON CONFLICT DO
+ * NOTHING) that checks the version and the lease on the database's own clock (`clock_timestamp()`),
+ * so the database's row locking decides every race and no worker's clock is ever consulted. Runs
+ * are kept in row layout 2 (DESIGN §17): a small row (head, version, lease) plus one log row per
+ * write that appended, inserted by the same statement, so each write sends only what is new.
  */
-import { type SnapshotStore, type StoredSnapshot, staleWriteError, TurnkitError } from '@turnkit/core';
+import {
+  assembleSnapshot,
+  checkLeaseMs,
+  leaseHeldError,
+  notInPartsError,
+  type PutOptions,
+  type SnapshotStore,
+  type StoredParts,
+  type StoredSnapshot,
+  staleWriteError,
+  TurnkitError,
+} from '@turnkit/core';
 
 /**
  * What the store needs from node-postgres: a `pg.Pool` (recommended), a `pg.Client` or a
@@ -19,55 +33,216 @@ export interface PostgresStoreOptions {
   table?: string;
 }
 
-/** A {@link SnapshotStore} on PostgreSQL, plus `migrate()` to create its table. */
+/** A {@link SnapshotStore} on PostgreSQL, plus `migrate()` to create or upgrade its table. */
 export interface PostgresStore extends SnapshotStore {
-  /** Creates the table and its index if they do not exist (idempotent). Run it once at deploy time. */
+  /**
+   * Creates the tables (runs, and their logs for row layout 2) and the index if they do not exist,
+   * and adds the columns of this release to a table made by an earlier one (idempotent). Run it
+   * once at deploy time, and once after upgrading.
+   */
   migrate(): Promise<void>;
-  listExpired(now: Date): Promise<string[]>;
+  getParts: NonNullable<SnapshotStore['getParts']>;
+  putParts: NonNullable<SnapshotStore['putParts']>;
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** A plain identifier short enough that `<table>_log` fits PostgreSQL's 63 characters. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,58}$/;
+
+/** PostgreSQL's "undefined column" and "undefined table": the tables predate this release. */
+const MISSING_SCHEMA = new Set(['42703', '42P01']);
+
+/** The lease end for `ms` (a parameter) from the database's clock at this instant. */
+const leaseUntil = (ms: string) => `clock_timestamp() + $${ms}::float8 * interval '1 millisecond'`;
+
+/** The row a read returns: layout 1 has `snapshot`, layout 2 `head` and its logs joined. */
+interface ReadRow {
+  version: number;
+  snapshot: string | null;
+  head: string | null;
+  messages: string | null;
+  resolved: string | null;
+  lease_owner: string | null;
+  live: boolean;
+}
 
 /**
  * A {@link SnapshotStore} on PostgreSQL. `migrate()` runs this SQL (with your table name):
  *
  * ```sql
  * CREATE TABLE IF NOT EXISTS turnkit_runs (
- *   run_id     text PRIMARY KEY,
- *   version    integer NOT NULL,
- *   snapshot   text NOT NULL,
- *   expires_at timestamptz,
- *   updated_at timestamptz NOT NULL DEFAULT now()
+ *   run_id      text PRIMARY KEY,
+ *   version     integer NOT NULL,
+ *   snapshot    text,          -- layout 1: the whole snapshot (rows written by `put`)
+ *   expires_at  timestamptz,
+ *   updated_at  timestamptz NOT NULL DEFAULT now(),
+ *   lease_owner text,
+ *   lease_until timestamptz,
+ *   head        text,          -- layout 2: the head (rows written by `putParts`)
+ *   log_from    integer        -- layout 2: the version that last rewrote the logs
  * );
+ * CREATE TABLE IF NOT EXISTS turnkit_runs_log (
+ *   run_id   text NOT NULL,
+ *   version  integer NOT NULL, -- the write that appended this chunk
+ *   messages text NOT NULL,
+ *   resolved text NOT NULL,
+ *   PRIMARY KEY (run_id, version)
+ * );
+ * -- a table of an earlier release:
+ * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_owner text, ADD COLUMN IF NOT EXISTS lease_until timestamptz,
+ *   ADD COLUMN IF NOT EXISTS head text, ADD COLUMN IF NOT EXISTS log_from integer, ALTER COLUMN snapshot DROP NOT NULL;
  * CREATE INDEX IF NOT EXISTS turnkit_runs_expires_at_idx
  *   ON turnkit_runs (expires_at) WHERE expires_at IS NOT NULL;
- * ALTER TABLE turnkit_runs ALTER COLUMN snapshot SET COMPRESSION lz4; -- where the server supports it
+ * ALTER TABLE … ALTER COLUMN … SET COMPRESSION lz4; -- snapshot, messages, resolved, where the server supports it
  * ```
  *
+ * **Upgrading from an earlier release**: run `migrate()` once before the new code serves requests;
+ * rows already stored keep working (read whole, rewritten as layout 2 by sessions' next write).
+ * Until then `get`, `put` and `renew` throw `CONFIG_INVALID` saying so.
+ *
  * `put` with `expectedVersion: null` is `INSERT … ON CONFLICT (run_id) DO NOTHING`; otherwise
- * `UPDATE … SET version = version + 1 … WHERE run_id = $1 AND version = $2`. No row written ⇒
- * `ConflictError`. Snapshots are stored as `text`: TurnKit snapshots are JSON, whose escapes keep
- * NUL and lone surrogates out of the column.
+ * `UPDATE … SET version = version + 1 … WHERE run_id = $1 AND version = $2 AND (no lease, or it
+ * ended by clock_timestamp(), or it is the writer's)`. No row written ⇒ `ConflictError`.
+ * `putParts` is the same statement with data-modifying CTEs: the log chunk is inserted, and (on a
+ * rewrite) the older chunks deleted, only when the run's row was written, in one statement, so a
+ * refused write leaves nothing behind. The run's row stays small (its head), so an UPDATE copies
+ * no history; `get` reads the row and joins its chunks (`string_agg`) in one statement, so head
+ * and logs always come from one version. Texts are stored as `text`: TurnKit snapshots are JSON,
+ * whose escapes keep NUL and lone surrogates out.
  *
  * @param pool A `pg.Pool` (or anything with its `query`); the store never ends it.
  */
 export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions = {}): PostgresStore {
   const table = options.table ?? 'turnkit_runs';
-  const parts = table.split('.');
-  if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
+  const names = table.split('.');
+  if (names.length > 2 || !names.every((part) => IDENTIFIER.test(part))) {
     throw new TurnkitError(
       'CONFIG_INVALID',
       `postgresStore: table ${JSON.stringify(table)} is not a plain identifier. Use letters, digits and ` +
-        '_ (not starting with a digit, at most 63 characters), optionally as schema.table.',
+        '_ (not starting with a digit, at most 59 characters), optionally as schema.table.',
     );
   }
+  const logTable = `${table}_log`;
   // An index name cannot be schema-qualified: it is created in the table's schema.
-  const indexName = `${parts[parts.length - 1]}_expires_at_idx`;
+  const indexName = `${names[names.length - 1]}_expires_at_idx`;
 
-  const currentVersion = async (runId: string): Promise<number | null> => {
-    const { rows } = await pool.query(`SELECT version FROM ${table} WHERE run_id = $1`, [runId]);
-    return (rows[0] as { version: number } | undefined)?.version ?? null;
+  const query = async <Row>(where: string, text: string, values: unknown[]): Promise<Row[]> => {
+    try {
+      return (await pool.query(text, values)).rows as Row[];
+    } catch (error) {
+      if (!MISSING_SCHEMA.has((error as { code?: unknown } | null)?.code as string)) throw error;
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        `${where}: table ${table} lacks the columns or the log table of this release: it was created by an ` +
+          'earlier release. Run `await store.migrate()` once (stored runs keep working), then retry.',
+        { cause: error },
+      );
+    }
   };
+
+  /** Why a write or renewal matched no row: a moved version, another owner's live lease, or an append onto a whole row. */
+  const refusal = async (runId: string, expected: number | null, append = false) => {
+    const [row] = await query<{ version: number; parts: boolean }>(
+      'postgresStore',
+      `SELECT version, head IS NOT NULL AS parts FROM ${table} WHERE run_id = $1`,
+      [runId],
+    );
+    const current = row?.version ?? null;
+    if (current === null || current !== expected) return staleWriteError(runId, expected, current);
+    return append && !row!.parts ? notInPartsError(runId) : leaseHeldError(runId);
+  };
+
+  /** One row, whole or in parts, with its logs joined in the same statement. */
+  async function read(runId: string, where: string): Promise<StoredParts | StoredSnapshot | null> {
+    const joined = (column: string) =>
+      `CASE WHEN r.head IS NULL THEN NULL ELSE (SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version)
+         FILTER (WHERE l.${column} <> ''), '') FROM ${logTable} l
+         WHERE l.run_id = r.run_id AND l.version >= r.log_from) END AS ${column}`;
+    const [row] = await query<ReadRow>(
+      where,
+      `SELECT r.version, r.snapshot, r.head, r.lease_owner, r.lease_until > clock_timestamp() AS live,
+         ${joined('messages')}, ${joined('resolved')}
+       FROM ${table} r WHERE r.run_id = $1`,
+      [runId],
+    );
+    if (!row) return null;
+    const lease = row.lease_owner === null ? null : { owner: row.lease_owner, live: row.live };
+    if (row.head === null) return { snapshot: row.snapshot ?? '', version: row.version, lease };
+    return {
+      head: row.head,
+      messages: row.messages ?? '',
+      resolved: row.resolved ?? '',
+      version: row.version,
+      lease,
+    };
+  }
+
+  /**
+   * Writes a row: whole (`content.snapshot`) or as parts (`content.head`, a chunk of log text, and
+   * `rewrite`). The run's row is inserted or updated under the version and lease checks; the chunk
+   * is inserted, and superseded chunks deleted, only if it was.
+   */
+  async function write(
+    runId: string,
+    where: string,
+    content: { snapshot: string } | { head: string; messages: string; resolved: string; rewrite: boolean },
+    opts: PutOptions,
+  ): Promise<{ version: number }> {
+    if (opts.lease) checkLeaseMs(opts.lease.ms, where);
+    // A lease of 0 ms writes as its owner and leaves the run free: nothing is stored for it.
+    const owner = opts.lease?.owner ?? null;
+    const keptOwner = opts.lease?.ms ? owner : null;
+    const ms = opts.lease?.ms ?? 0;
+    const expiresAt = opts.expiresAt ?? null;
+    const parts = 'head' in content;
+    const whole = parts ? null : content.snapshot;
+    const head = parts ? content.head : null;
+    const chunk = parts ? [content.messages, content.resolved] : ['', ''];
+    const rewrite = !parts || content.rewrite;
+    const created = opts.expectedVersion === null;
+    const rows = await query<{ version: number }>(
+      where,
+      `WITH written AS (${
+        created
+          ? `INSERT INTO ${table} (run_id, version, snapshot, head, log_from, expires_at, updated_at, lease_owner, lease_until)
+             VALUES ($1, 1, $3, $4, CASE WHEN $4::text IS NULL THEN NULL ELSE 1 END, $5, now(), $7::text,
+                     CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END)
+             ON CONFLICT (run_id) DO NOTHING`
+          : `UPDATE ${table}
+             SET version = version + 1, snapshot = $3, head = $4, expires_at = $5, updated_at = now(),
+                 log_from = CASE WHEN $4::text IS NULL THEN NULL WHEN $11 THEN version + 1 ELSE log_from END,
+                 lease_owner = $7::text,
+                 lease_until = CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END
+             WHERE run_id = $1 AND version = $2
+               AND (lease_owner IS NULL OR lease_until <= clock_timestamp() OR lease_owner = $6::text)
+               AND ($11 OR head IS NOT NULL)`
+      } RETURNING version),
+      dropped AS (
+        DELETE FROM ${logTable} l USING written
+        WHERE $11 AND l.run_id = $1 AND l.version < written.version
+      ),
+      added AS (
+        INSERT INTO ${logTable} (run_id, version, messages, resolved)
+        SELECT $1, written.version, $9, $10 FROM written WHERE $9 <> '' OR $10 <> ''
+      )
+      -- Every parameter is referenced with its type, whichever branch the write took.
+      SELECT version, $2::integer AS expected, $6::text AS writer FROM written`,
+      [
+        runId,
+        opts.expectedVersion,
+        whole,
+        head,
+        expiresAt,
+        owner,
+        keptOwner,
+        ms,
+        chunk[0],
+        chunk[1],
+        rewrite,
+      ],
+    );
+    if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
+    return { version: rows[0].version };
+  }
 
   return {
     async migrate() {
@@ -75,60 +250,98 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         `CREATE TABLE IF NOT EXISTS ${table} (
           run_id text PRIMARY KEY,
           version integer NOT NULL,
-          snapshot text NOT NULL,
+          snapshot text,
           expires_at timestamptz,
-          updated_at timestamptz NOT NULL DEFAULT now()
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          lease_owner text,
+          lease_until timestamptz,
+          head text,
+          log_from integer
+        )`,
+      );
+      await pool.query(
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_owner text,
+          ADD COLUMN IF NOT EXISTS lease_until timestamptz,
+          ADD COLUMN IF NOT EXISTS head text,
+          ADD COLUMN IF NOT EXISTS log_from integer,
+          ALTER COLUMN snapshot DROP NOT NULL`,
+      );
+      await pool.query(
+        `CREATE TABLE IF NOT EXISTS ${logTable} (
+          run_id text NOT NULL,
+          version integer NOT NULL,
+          messages text NOT NULL,
+          resolved text NOT NULL,
+          PRIMARY KEY (run_id, version)
         )`,
       );
       await pool.query(
         `CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (expires_at) WHERE expires_at IS NOT NULL`,
       );
-      // Compressing the large snapshot column dominates each write; lz4 (PostgreSQL 14+, when built
-      // with it) halves a 1000-message resume against the default pglz. Older servers keep pglz.
-      await pool
-        .query(`ALTER TABLE ${table} ALTER COLUMN snapshot SET COMPRESSION lz4`)
-        .catch(() => undefined);
+      // Compressing the large text columns dominates each write; lz4 (PostgreSQL 14+, when built
+      // with it) halves a 1000-message write against the default pglz. Older servers keep pglz.
+      for (const [name, column] of [
+        [table, 'snapshot'],
+        [logTable, 'messages'],
+        [logTable, 'resolved'],
+      ]) {
+        await pool
+          .query(`ALTER TABLE ${name} ALTER COLUMN ${column} SET COMPRESSION lz4`)
+          .catch(() => undefined);
+      }
     },
 
     async get(runId): Promise<StoredSnapshot | null> {
-      const { rows } = await pool.query(`SELECT snapshot, version FROM ${table} WHERE run_id = $1`, [runId]);
-      const row = rows[0] as StoredSnapshot | undefined;
-      return row ? { snapshot: row.snapshot, version: row.version } : null;
+      const row = await read(runId, 'postgresStore.get');
+      if (row === null || 'snapshot' in row) return row;
+      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease };
     },
 
-    async put(runId, snapshot, opts) {
-      const expiresAt = opts.expiresAt ?? null;
-      const { rows } =
-        opts.expectedVersion === null
-          ? await pool.query(
-              `INSERT INTO ${table} (run_id, version, snapshot, expires_at, updated_at)
-               VALUES ($1, 1, $2, $3, now())
-               ON CONFLICT (run_id) DO NOTHING
-               RETURNING version`,
-              [runId, snapshot, expiresAt],
-            )
-          : await pool.query(
-              `UPDATE ${table}
-               SET version = version + 1, snapshot = $3, expires_at = $4, updated_at = now()
-               WHERE run_id = $1 AND version = $2
-               RETURNING version`,
-              [runId, opts.expectedVersion, snapshot, expiresAt],
-            );
-      const written = rows[0] as { version: number } | undefined;
-      if (!written) throw staleWriteError(runId, opts.expectedVersion, await currentVersion(runId));
-      return { version: written.version };
+    getParts: (runId) => read(runId, 'postgresStore.getParts'),
+
+    put: (runId, snapshot, opts) => write(runId, 'postgresStore.put', { snapshot }, opts),
+
+    putParts: (runId, parts, opts) =>
+      write(
+        runId,
+        'postgresStore.putParts',
+        {
+          head: parts.head,
+          messages: parts.messages,
+          resolved: parts.resolved,
+          rewrite: parts.mode === 'rewrite',
+        },
+        opts,
+      ),
+
+    async renew(runId, opts) {
+      checkLeaseMs(opts.ms, 'postgresStore.renew');
+      const rows = await query<{ version: number }>(
+        'postgresStore.renew',
+        `UPDATE ${table} SET lease_until = ${leaseUntil('4')}
+         WHERE run_id = $1 AND version = $2 AND lease_owner = $3
+         RETURNING version`,
+        [runId, opts.version, opts.owner, opts.ms],
+      );
+      if (!rows[0]) throw await refusal(runId, opts.version);
     },
 
     async delete(runId) {
-      await pool.query(`DELETE FROM ${table} WHERE run_id = $1`, [runId]);
+      await query(
+        'postgresStore.delete',
+        `WITH logs AS (DELETE FROM ${logTable} WHERE run_id = $1) DELETE FROM ${table} WHERE run_id = $1`,
+        [runId],
+      );
     },
 
-    async listExpired(now) {
-      const { rows } = await pool.query(
-        `SELECT run_id FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at, run_id`,
-        [now.toISOString()],
+    async listExpired(before, limit) {
+      const rows = await query<{ run_id: string }>(
+        'postgresStore.listExpired',
+        // LIMIT NULL is no limit.
+        `SELECT run_id FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at, run_id LIMIT $2`,
+        [before.toISOString(), limit === undefined || limit === Number.POSITIVE_INFINITY ? null : limit],
       );
-      return (rows as { run_id: string }[]).map((row) => row.run_id);
+      return rows.map((row) => row.run_id);
     },
   };
 }

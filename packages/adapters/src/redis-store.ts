@@ -1,49 +1,66 @@
 /**
  * `redisStore(client)`: a SnapshotStore on Redis (ioredis), for many stateless workers sharing runs.
- * Compare-and-set is one Lua script, so it is atomic on the server whatever the number of clients.
+ * Every decision is one Lua script judged on the server's own clock (`TIME`): the version check, the
+ * lease check and the write happen in one atomic step, whatever the number of clients and however far
+ * their clocks drift. Runs are kept in row layout 2 (DESIGN §17): a head and append-only log chunks
+ * in the run's hash, so each write sends only what is new.
  */
-import { type SnapshotStore, type StoredSnapshot, staleWriteError, TurnkitError } from '@turnkit/core';
+import {
+  assembleSnapshot,
+  checkLeaseMs,
+  leaseHeldError,
+  notInPartsError,
+  type PartsWrite,
+  type PutOptions,
+  type SnapshotStore,
+  type StoredParts,
+  type StoredSnapshot,
+  staleWriteError,
+  TurnkitError,
+} from '@turnkit/core';
 import type { Redis } from 'ioredis';
+import {
+  DROP_GONE_SCRIPT,
+  GET_SCRIPT,
+  PUT_PARTS_SCRIPT,
+  PUT_SCRIPT,
+  RENEW_SCRIPT,
+} from './redis-store-scripts.js';
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
   /** Prepended to the run id to make the run's key. Default `'turnkit:run:'`. */
   prefix?: string;
-  /** When set, a run's key expires this many seconds after its last write (Redis EXPIRE). */
+  /** When set, a run's key expires this many seconds after its last write or renewal (Redis EXPIRE). */
   ttlSeconds?: number;
   /** The sorted set indexing runs by `expiresAt`, for `listExpired`. Default `` `${prefix}__expiry__` ``. */
   expiryKey?: string;
 }
 
-/**
- * KEYS: run hash, expiry index. ARGV: expected version ('' = must be absent), snapshot, expiresAt
- * as epoch ms ('' = none), expiresAt as written, TTL seconds ('' = none), run id.
- * Returns {1, newVersion} or {0, currentVersion or ''}.
- */
-const PUT_SCRIPT = `
-local current = redis.call('HGET', KEYS[1], 'version')
-if ARGV[1] == '' then
-  if current then return {0, current} end
-elseif current ~= ARGV[1] then
-  return {0, current or ''}
-end
-local version = (tonumber(current) or 0) + 1
-redis.call('HSET', KEYS[1], 'version', version, 'snapshot', ARGV[2], 'expiresAt', ARGV[4])
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[2], ARGV[6])
-else
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[6])
-end
-if ARGV[5] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
-return {1, version}
-`;
+/** Index entries read per round trip by `listExpired` when no limit is given. */
+const LIST_BATCH = 500;
+
+type ScriptReply = [number, string | number];
+
+/** What GET_SCRIPT returns for a run: whole (4 items) or in parts (6). */
+type GetReply = [string, string, number, string] | [string, string, number, string, string, string];
 
 /**
  * A {@link SnapshotStore} on Redis. Each run is a hash at `prefix + runId` with the fields
- * `version`, `snapshot` and `expiresAt` (ISO, or empty); runs with an `expiresAt` are also in a
- * sorted set (`expiryKey`, scored by epoch ms) that `listExpired` reads. `put` checks and writes
- * in one Lua script (EVAL), so concurrent writers with the same `expectedVersion` get exactly one
- * winner and `ConflictError` for the rest. `delete` removes the hash and its index entry.
+ * `version`, `expiresAt` (ISO, or empty), while a worker holds it `leaseOwner` and `leaseUntil`
+ * (epoch ms on the Redis server's clock), and its content: in row layout 2 (what sessions write,
+ * DESIGN §17) `head`, `chunks` and the log chunks `m1`, `r1`, `m2`, … (the messages' and resolved
+ * records' texts each write appended; an empty one is left out); in layout 1 (`put`) `snapshot`.
+ * Runs with an `expiresAt` are also in a sorted set (`expiryKey`, scored by epoch ms) that
+ * `listExpired` reads.
+ *
+ * `put`, `putParts`, `renew` and `get` are Lua scripts that read the server's `TIME`: a lease is
+ * taken, refused, extended and reported live by Redis alone, so concurrent writers get exactly one
+ * winner and workers whose clocks disagree still agree on who holds a run. An append adds its chunk
+ * in the same script as the version check, so a refused write adds nothing. A claim or a result
+ * sends the head and the new chunk only; `get` joins the chunks in the script (one round trip).
+ * Hashes written by earlier releases (`snapshot`, maybe no lease fields) read as they are, and are
+ * rewritten as layout 2 by the next write of sessions. Needs Redis 7 or later.
  *
  * The run key and the index key must live on one node: use a plain `Redis` client (or give the
  * prefix a `{hash tag}` on a cluster).
@@ -60,6 +77,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       `redisStore: ttlSeconds must be a positive integer, got ${ttlSeconds}.`,
     );
   }
+  const ttl = ttlSeconds === undefined ? '' : String(ttlSeconds);
   const runKey = (runId: string, where: string) => {
     const key = prefix + runId;
     if (runId === '' || key === expiryKey) {
@@ -71,60 +89,135 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     return key;
   };
 
+  /** The index entries due by `before`, from `offset`, after dropping those whose run is gone. */
+  async function expiredPage(before: Date, offset: number, count: number): Promise<[string[], number]> {
+    const candidates = await client.zrangebyscore(
+      expiryKey,
+      '-inf',
+      before.getTime(),
+      'LIMIT',
+      offset,
+      count,
+    );
+    if (candidates.length === 0) return [[], 0];
+    const keys = candidates.map((runId) => prefix + runId);
+    const kept = (await client.eval(
+      DROP_GONE_SCRIPT,
+      keys.length + 1,
+      expiryKey,
+      ...keys,
+      ...candidates,
+    )) as number[];
+    return [candidates.filter((_, index) => kept[index] === 1), candidates.length];
+  }
+
+  /** Runs a write script (its ARGV after the shared ones: `extra`) and maps its refusals to errors. */
+  async function write(
+    runId: string,
+    where: string,
+    script: string,
+    content: string,
+    opts: PutOptions,
+    extra: string[] = [],
+  ): Promise<{ version: number }> {
+    const key = runKey(runId, where);
+    if (opts.lease) checkLeaseMs(opts.lease.ms, where);
+    const expiresAt = opts.expiresAt ?? null;
+    const [written, version] = (await client.eval(
+      script,
+      2,
+      key,
+      expiryKey,
+      opts.expectedVersion === null ? '' : String(opts.expectedVersion),
+      content,
+      expiresAt === null ? '' : String(parseExpiresAt(expiresAt, where)),
+      expiresAt ?? '',
+      ttl,
+      runId,
+      opts.lease ? '1' : '0',
+      opts.lease?.owner ?? '',
+      String(opts.lease?.ms ?? 0),
+      ...extra,
+    )) as ScriptReply;
+    if (written === -1) throw leaseHeldError(runId);
+    if (written === -2) throw notInPartsError(runId);
+    if (written !== 1) {
+      throw staleWriteError(runId, opts.expectedVersion, version === '' ? null : Number(version));
+    }
+    return { version: Number(version) };
+  }
+
+  /** Reads a run in one script: whole (layout 1) or as parts (layout 2). */
+  async function read(runId: string, where: string): Promise<StoredParts | StoredSnapshot | null> {
+    const reply = (await client.eval(GET_SCRIPT, 1, runKey(runId, where))) as GetReply | null;
+    if (reply === null) return null;
+    const [version, owner, live] = reply;
+    const stored = { version: Number(version), lease: live === -1 ? null : { owner, live: live === 1 } };
+    if (reply.length === 4) return { snapshot: reply[3], ...stored };
+    return { head: reply[3], messages: reply[4], resolved: reply[5], ...stored };
+  }
+
   return {
     async get(runId): Promise<StoredSnapshot | null> {
-      const [version, snapshot] = await client.hmget(runKey(runId, 'redisStore.get'), 'version', 'snapshot');
-      if (version == null || snapshot == null) return null;
-      return { snapshot, version: Number(version) };
+      const row = await read(runId, 'redisStore.get');
+      if (row === null || 'snapshot' in row) return row;
+      const { version, lease } = row;
+      return { snapshot: assembleSnapshot(row), version, lease };
     },
 
-    async put(runId, snapshot, opts) {
-      const key = runKey(runId, 'redisStore.put');
-      const expiresAt = opts.expiresAt ?? null;
-      const expiresAtMs = expiresAt === null ? '' : String(parseExpiresAt(expiresAt));
-      const reply = (await client.eval(
-        PUT_SCRIPT,
-        2,
+    getParts: (runId) => read(runId, 'redisStore.getParts'),
+
+    put: (runId, snapshot, opts) => write(runId, 'redisStore.put', PUT_SCRIPT, snapshot, opts),
+
+    putParts: (runId, parts: PartsWrite, opts) =>
+      write(runId, 'redisStore.putParts', PUT_PARTS_SCRIPT, parts.head, opts, [
+        parts.mode,
+        parts.messages,
+        parts.resolved,
+      ]),
+
+    async renew(runId, opts) {
+      const key = runKey(runId, 'redisStore.renew');
+      checkLeaseMs(opts.ms, 'redisStore.renew');
+      const [renewed, version] = (await client.eval(
+        RENEW_SCRIPT,
+        1,
         key,
-        expiryKey,
-        opts.expectedVersion === null ? '' : String(opts.expectedVersion),
-        snapshot,
-        expiresAtMs,
-        expiresAt ?? '',
-        ttlSeconds === undefined ? '' : String(ttlSeconds),
-        runId,
-      )) as [number, string | number];
-      const [written, version] = reply;
-      if (written !== 1) {
-        throw staleWriteError(runId, opts.expectedVersion, version === '' ? null : Number(version));
-      }
-      return { version: Number(version) };
+        String(opts.version),
+        opts.owner,
+        String(opts.ms),
+        ttl,
+      )) as ScriptReply;
+      if (renewed === -1) throw leaseHeldError(runId);
+      if (renewed !== 1) throw staleWriteError(runId, opts.version, version === '' ? null : Number(version));
     },
 
     async delete(runId) {
       await client.multi().del(runKey(runId, 'redisStore.delete')).zrem(expiryKey, runId).exec();
     },
 
-    async listExpired(now) {
-      const candidates = await client.zrangebyscore(expiryKey, '-inf', now.getTime());
-      if (candidates.length === 0) return [];
-      // With ttlSeconds a run's hash can vanish before its index entry: drop those entries lazily.
-      const pipeline = client.pipeline();
-      for (const runId of candidates) pipeline.exists(prefix + runId);
-      const exists = (await pipeline.exec()) ?? [];
-      const gone = candidates.filter((_, index) => exists[index]?.[1] === 0);
-      if (gone.length > 0) await client.zrem(expiryKey, ...gone);
-      return candidates.filter((_, index) => exists[index]?.[1] !== 0);
+    async listExpired(before, limit = Number.POSITIVE_INFINITY) {
+      const listed = new Set<string>();
+      // Entries of vanished runs are dropped as they are met, so the live ones keep their offsets.
+      let offset = 0;
+      while (listed.size < limit) {
+        const count = Math.min(limit - listed.size, LIST_BATCH);
+        const [kept, read] = await expiredPage(before, offset, count);
+        for (const runId of kept) listed.add(runId);
+        offset += kept.length;
+        if (read < count) break;
+      }
+      return [...listed];
     },
   };
 }
 
-function parseExpiresAt(expiresAt: string): number {
+function parseExpiresAt(expiresAt: string, where: string): number {
   const ms = Date.parse(expiresAt);
   if (Number.isNaN(ms)) {
     throw new TurnkitError(
       'CONFIG_INVALID',
-      `redisStore.put: expiresAt ${JSON.stringify(expiresAt)} is not an ISO date.`,
+      `${where}: expiresAt ${JSON.stringify(expiresAt)} is not an ISO date.`,
     );
   }
   return ms;

@@ -16,18 +16,21 @@ const SAFE_RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
  * out separators (`/`, `\`), absolute paths, drive letters, NUL and parent references.
  */
 export function assertSafeRunId(runId: unknown, where: string): asserts runId is string {
-  if (
-    typeof runId === 'string' &&
-    runId.length <= MAX_RUN_ID_LENGTH &&
-    SAFE_RUN_ID.test(runId) &&
-    !runId.includes('..')
-  ) {
-    return;
-  }
+  if (isSafeRunId(runId)) return;
   const shown = typeof runId === 'string' ? JSON.stringify(runId.slice(0, 80)) : String(runId);
   throw new TurnkitError(
     'CONFIG_INVALID',
     `${where}: run id ${shown} cannot be used as a file name. Use 1-${MAX_RUN_ID_LENGTH} characters ` +
       'from A-Z a-z 0-9 _ - . that do not start with a dot and contain no "..".',
+  );
+}
+
+/** Whether `runId` passes {@link assertSafeRunId}: for telling run folders from other entries of a folder. */
+export function isSafeRunId(runId: unknown): runId is string {
+  return (
+    typeof runId === 'string' &&
+    runId.length <= MAX_RUN_ID_LENGTH &&
+    SAFE_RUN_ID.test(runId) &&
+    !runId.includes('..')
   );
 }

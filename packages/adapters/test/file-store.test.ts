@@ -1,14 +1,66 @@
+/**
+ * fileStore: the contract suite on a fake clock, its folder layout, the previous layout, its lock,
+ * its fencing (a writer paused past its lock never wins a version another writer won), and a race
+ * of separate Node processes.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ConflictError, SnapshotError, TurnkitError } from '@turnkit/core';
+import { ConflictError, runTurn, SnapshotError, TurnkitError } from '@turnkit/core';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fileStore } from '../src/file-store.js';
-import { describeStoreContract, freshRunId } from './store-contract.js';
+import { assembledParts, expectConflict, partsHead } from './helpers/store-fixtures.js';
+import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
+import { describeStoreContract, fakeClock, freshRunId } from './store-contract.js';
+
+/**
+ * A pause the next temp file the store opens waits on: the store has read and checked the run under
+ * its lock and is about to write, exactly where a process stopped by the OS (or a long GC) would
+ * outlive its lock. Every other call passes straight through.
+ */
+const gate = vi.hoisted(() => ({ next: null as null | { reached: () => void; release: Promise<void> } }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const open: typeof actual.open = async (path, ...rest) => {
+    const pause = gate.next;
+    if (pause && String(path).endsWith('.tmp')) {
+      gate.next = null;
+      pause.reached();
+      await pause.release;
+    }
+    return actual.open(path, ...rest);
+  };
+  return { ...actual, open };
+});
+
+/**
+ * Starts `write`, pauses it just before it writes and waits until its lock has gone stale (other
+ * writers then break it). Returns `resume`, which lets it go on and gives its outcome.
+ */
+async function pausedPastLock(write: () => Promise<unknown>): Promise<() => Promise<unknown>> {
+  let reached!: () => void;
+  let release!: () => void;
+  const paused = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  gate.next = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
+  const outcome = write();
+  await paused;
+  await sleep(STALE_LOCK_MS * 2.5);
+  return () => {
+    release();
+    return outcome;
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The lock of a paused writer goes stale fast, so a second writer breaks it. */
+const STALE_LOCK_MS = 50;
 
 const scratch: string[] = [];
 async function tempDir(): Promise<string> {
@@ -20,32 +72,204 @@ afterAll(async () => {
   await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-describeStoreContract('fileStore', async () => ({
-  store: fileStore(join(await tempDir(), 'nested', 'runs')),
-}));
+describeStoreContract('fileStore', async () => {
+  const clock = fakeClock();
+  return { store: fileStore(join(await tempDir(), 'nested', 'runs'), { now: clock.now }), clock };
+});
 
 describe('fileStore files', () => {
-  it('keeps one file per run holding { version, expiresAt, snapshot }, and no temp or lock files', async () => {
+  it('keeps a folder per run holding only its latest version, and no temp or lock files', async () => {
     const dir = await tempDir();
-    const store = fileStore(dir);
+    const store = fileStore(dir, { now: () => 1_000 });
     await store.put('run-1', '{"a":1}', { expectedVersion: null, expiresAt: '2030-01-01T00:00:00.000Z' });
-    await store.put('run-1', '{"a":2}', { expectedVersion: 1, expiresAt: '2030-01-02T00:00:00.000Z' });
-    expect(await readdir(dir)).toEqual(['run-1.json']);
-    expect(JSON.parse(await readFile(join(dir, 'run-1.json'), 'utf8'))).toEqual({
+    await store.put('run-1', '{"a":2}', {
+      expectedVersion: 1,
+      expiresAt: '2030-01-02T00:00:00.000Z',
+      lease: { owner: 'worker-a', ms: 500 },
+    });
+    expect(await readdir(dir)).toEqual(['run-1']);
+    expect(await readdir(join(dir, 'run-1'))).toEqual(['2.json']);
+    expect(JSON.parse(await readFile(join(dir, 'run-1', '2.json'), 'utf8'))).toEqual({
       version: 2,
       expiresAt: '2030-01-02T00:00:00.000Z',
+      lease: { owner: 'worker-a', until: 1_500 },
       snapshot: '{"a":2}',
     });
+    await store.renew('run-1', { owner: 'worker-a', version: 2, ms: 700 });
+    expect(await readdir(join(dir, 'run-1'))).toEqual(['2.json']);
+    expect(JSON.parse(await readFile(join(dir, 'run-1', '2.json'), 'utf8')).lease).toEqual({
+      owner: 'worker-a',
+      until: 1_700,
+    });
+    await store.delete('run-1');
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('refuses a run file that is not its own, naming the file', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'broken.json'), '{"version":');
     await writeFile(join(dir, 'alien.json'), '{"hello":"world"}');
+    await mkdir(join(dir, 'bad-lease'));
+    await writeFile(
+      join(dir, 'bad-lease', '1.json'),
+      '{"version":1,"expiresAt":null,"lease":{},"snapshot":""}',
+    );
     const store = fileStore(dir);
     await expect(store.get('broken')).rejects.toThrow(SnapshotError);
     await expect(store.get('broken')).rejects.toThrow(/broken\.json is not valid JSON/);
     await expect(store.get('alien')).rejects.toThrow(/not a TurnKit run file/);
+    await expect(store.get('bad-lease')).rejects.toThrow(/1\.json is not a TurnKit run file/);
+  });
+
+  it('never lets a reader miss a run while writers replace its versions', async () => {
+    const store = fileStore(await tempDir());
+    await store.put('busy', '0', { expectedVersion: null });
+    let writing = true;
+    const writer = (async () => {
+      for (let version = 1; version <= 60; version++) {
+        await store.put('busy', String(version), { expectedVersion: version });
+      }
+      writing = false;
+    })();
+    let last = 0;
+    while (writing) {
+      const run = await store.get('busy');
+      expect(run).not.toBeNull();
+      expect(run!.version).toBeGreaterThanOrEqual(last);
+      last = run!.version;
+    }
+    await writer;
+    expect((await store.get('busy'))?.version).toBe(61);
+  });
+});
+
+describe('fileStore in row layout 2', () => {
+  const parts = (label: string, mode: 'append' | 'rewrite', messages: string, resolved = '') => ({
+    head: partsHead(label),
+    mode,
+    messages,
+    resolved,
+  });
+  const logFiles = async (dir: string) =>
+    (await readdir(join(dir, 'run'))).filter((name) => name.startsWith('log-')).sort();
+
+  it('keeps the head in the version file and each appended text in a log file of its own', async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir, { now: () => 1_000 });
+    await store.putParts!('run', parts('one', 'rewrite', '1'), { expectedVersion: null });
+    await store.putParts!('run', parts('two', 'append', ''), { expectedVersion: 1 });
+    await store.putParts!('run', parts('three', 'append', '2', '"a"'), { expectedVersion: 2 });
+    const logs = await logFiles(dir);
+    expect(logs.map((name) => name.split('-')[1])).toEqual(['1', '3']);
+    const versionFile = JSON.parse(await readFile(join(dir, 'run', '3.json'), 'utf8'));
+    expect(versionFile).toEqual({
+      version: 3,
+      expiresAt: null,
+      lease: null,
+      head: partsHead('three'),
+      log: logs.find((name) => name.startsWith('log-3-')),
+    });
+    // The newest log file names the one before it, then holds its own text.
+    expect(await readFile(join(dir, 'run', versionFile.log), 'utf8')).toBe(`${logs[0]}\n1\n2"a"`);
+    expect((await store.get('run'))?.snapshot).toBe(assembledParts('three', '1,2', '"a"'));
+    // A rewrite starts again and removes the older log files; so does a whole snapshot.
+    await store.putParts!('run', parts('four', 'rewrite', '9'), { expectedVersion: 3 });
+    expect((await logFiles(dir)).map((name) => name.split('-')[1])).toEqual(['4']);
+    await store.put('run', 'whole', { expectedVersion: 4 });
+    expect(await readdir(join(dir, 'run'))).toEqual(['5.json']);
+  });
+
+  it('refuses a log file that is not its own, naming the file', async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir);
+    await store.putParts!('run', parts('one', 'rewrite', '1'), { expectedVersion: null });
+    const [log] = await logFiles(dir);
+    await writeFile(join(dir, 'run', log!), 'not a log');
+    await expect(store.get('run')).rejects.toThrow(/is not a TurnKit log file/);
+  });
+
+  it('lets a writer paused past its lock lose, leaving no log file behind', async () => {
+    const dir = await tempDir();
+    const options = { staleLockMs: STALE_LOCK_MS };
+    const store = fileStore(dir, options);
+    await store.putParts!('run', parts('base', 'rewrite', '0'), { expectedVersion: null });
+    const resume = await pausedPastLock(() =>
+      store.putParts!('run', parts('paused', 'append', '1', '"paused"'), { expectedVersion: 1 }),
+    );
+    await fileStore(dir, options).putParts!('run', parts('second', 'append', '2'), { expectedVersion: 1 });
+    await expectConflict(resume());
+    expect(await store.getParts!('run')).toEqual({
+      head: partsHead('second'),
+      messages: '0,2',
+      resolved: '',
+      version: 2,
+      lease: null,
+    });
+    expect((await logFiles(dir)).map((name) => name.split('-')[1])).toEqual(['1', '2']);
+  });
+
+  it('resumes runs an earlier release wrote (a version file, or <runId>.json) and rewrites them as layout 2', async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir);
+    const agent = approvalAgent(10);
+    const inFolder = await runTurn(agent, { input: priorMessages(10), runId: 'previous-release' });
+    await mkdir(join(dir, inFolder.runId));
+    await writeFile(
+      join(dir, inFolder.runId, '1.json'),
+      JSON.stringify({ version: 1, expiresAt: null, lease: null, snapshot: inFolder.snapshot }),
+    );
+    await expectResumedAsLayout2(store, agent, inFolder.runId);
+    const firstRelease = await runTurn(agent, { input: priorMessages(10), runId: 'first-release' });
+    await writeFile(
+      join(dir, `${firstRelease.runId}.json`),
+      JSON.stringify({ version: 2, expiresAt: null, snapshot: firstRelease.snapshot }),
+    );
+    await expectResumedAsLayout2(store, agent, firstRelease.runId);
+    expect((await readdir(dir)).sort()).toEqual(['first-release', 'previous-release']);
+  });
+});
+
+describe('fileStore with runs of the previous layout (<dir>/<runId>.json)', () => {
+  const old = { version: 3, expiresAt: '2001-01-01T00:00:00.000Z', snapshot: '{"old":true}' };
+
+  it('reads and lists them, and moves each into its folder on its next write', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'old-run.json'), JSON.stringify(old));
+    const store = fileStore(dir);
+    expect(await store.get('old-run')).toEqual({ snapshot: '{"old":true}', version: 3, lease: null });
+    expect(await store.listExpired(new Date('2001-01-02T00:00:00.000Z'))).toEqual(['old-run']);
+    await expectConflict(store.put('old-run', 'x', { expectedVersion: 2 }));
+    await expectConflict(store.renew('old-run', { owner: 'worker-a', version: 3, ms: 1_000 }));
+    expect(
+      await store.put('old-run', '{"new":true}', { expectedVersion: 3, lease: { owner: 'w', ms: 1_000 } }),
+    ).toEqual({
+      version: 4,
+    });
+    expect(await readdir(dir)).toEqual(['old-run']);
+    expect(await readdir(join(dir, 'old-run'))).toEqual(['4.json']);
+    expect(await store.get('old-run')).toEqual({
+      snapshot: '{"new":true}',
+      version: 4,
+      lease: { owner: 'w', live: true },
+    });
+  });
+
+  it('refuses a run whose folder would collide with a run file of that layout, saying why', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'old-run.json'), JSON.stringify(old));
+    const store = fileStore(dir);
+    expect(await store.get('old-run.json')).toBeNull();
+    await expect(store.put('old-run.json', 'x', { expectedVersion: null })).rejects.toThrow(/is a file/);
+    expect(await store.get('old-run')).toEqual({ snapshot: '{"old":true}', version: 3, lease: null });
+  });
+
+  it('deletes them', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'old-run.json'), JSON.stringify(old));
+    const store = fileStore(dir);
+    await store.delete('old-run');
+    expect(await store.get('old-run')).toBeNull();
+    expect(await readdir(dir)).toEqual([]);
   });
 
   const escapes = [
@@ -69,6 +293,7 @@ describe('fileStore files', () => {
       for (const attempt of [
         () => store.get(runId),
         () => store.put(runId, 'x', { expectedVersion: null }),
+        () => store.renew(runId, { owner: 'w', version: 1, ms: 1 }),
         () => store.delete(runId),
       ]) {
         const error = await attempt().then(
@@ -93,33 +318,113 @@ describe('fileStore lock', () => {
   it('breaks a lock left by a dead process once it is older than staleLockMs', async () => {
     const dir = await tempDir();
     const store = fileStore(dir, { staleLockMs: 1_000 });
-    await writeFile(join(dir, 'run-stale.lock'), '99999\n');
+    await mkdir(join(dir, 'run-stale'));
+    await writeFile(join(dir, 'run-stale', '.lock'), '99999\n');
     const old = new Date(Date.now() - 5_000);
-    await utimes(join(dir, 'run-stale.lock'), old, old);
+    await utimes(join(dir, 'run-stale', '.lock'), old, old);
     expect(await store.put('run-stale', 'ok', { expectedVersion: null })).toEqual({ version: 1 });
-    expect(await readdir(dir)).toEqual(['run-stale.json']);
+    expect(await readdir(join(dir, 'run-stale'))).toEqual(['1.json']);
   });
 
   it('waits for a live lock, then gives up with ConflictError after lockTimeoutMs', async () => {
     const dir = await tempDir();
     const store = fileStore(dir, { lockTimeoutMs: 200 });
-    await writeFile(join(dir, 'run-held.lock'), `${process.pid}\n`);
+    await mkdir(join(dir, 'run-held'));
+    await writeFile(join(dir, 'run-held', '.lock'), `${process.pid}\n`);
     const started = Date.now();
     const error = await store.put('run-held', 'x', { expectedVersion: null }).then(
       () => expect.fail('expected a lock timeout'),
       (caught: unknown) => caught as Error,
     );
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error.message).toContain('run-held.lock');
+    expect(error.message).toContain(join('run-held', '.lock'));
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });
 
   it('proceeds as soon as a live lock is released', async () => {
     const dir = await tempDir();
     const store = fileStore(dir);
-    await writeFile(join(dir, 'run-busy.lock'), `${process.pid}\n`);
-    setTimeout(() => void rm(join(dir, 'run-busy.lock')), 100);
+    await mkdir(join(dir, 'run-busy'));
+    await writeFile(join(dir, 'run-busy', '.lock'), `${process.pid}\n`);
+    setTimeout(() => void rm(join(dir, 'run-busy', '.lock')), 100);
     expect(await store.put('run-busy', 'x', { expectedVersion: null })).toEqual({ version: 1 });
+  });
+});
+
+describe('fileStore fencing: a writer paused past its lock', () => {
+  const options = { staleLockMs: STALE_LOCK_MS };
+
+  it('loses the version a second writer took meanwhile: exactly one success per version', async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir, options);
+    await store.put('run', 'base', { expectedVersion: null });
+    const resume = await pausedPastLock(() => store.put('run', 'paused writer', { expectedVersion: 1 }));
+    expect(await fileStore(dir, options).put('run', 'second writer', { expectedVersion: 1 })).toEqual({
+      version: 2,
+    });
+    await expectConflict(resume());
+    expect(await store.get('run')).toEqual({ snapshot: 'second writer', version: 2, lease: null });
+    expect(await readdir(join(dir, 'run'))).toEqual(['2.json']);
+  });
+
+  it('loses even when the version it wanted was written and pruned again', async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir, options);
+    await store.put('run', 'base', { expectedVersion: null });
+    const resume = await pausedPastLock(() => store.put('run', 'paused writer', { expectedVersion: 1 }));
+    const other = fileStore(dir, options);
+    await other.put('run', 'second', { expectedVersion: 1 });
+    await other.put('run', 'third', { expectedVersion: 2 });
+    // Version 2 is gone: the paused writer's exclusive create of 2.json now succeeds, and must still lose.
+    expect(await readdir(join(dir, 'run'))).toEqual(['3.json']);
+    await expectConflict(resume());
+    expect(await store.get('run')).toEqual({ snapshot: 'third', version: 3, lease: null });
+    expect(await readdir(join(dir, 'run'))).toEqual(['3.json']);
+  });
+
+  it('cannot bring back a run deleted meanwhile', async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir, options);
+    await store.put('run', 'base', { expectedVersion: null });
+    await store.put('run', 'second', { expectedVersion: 1 });
+    const resume = await pausedPastLock(() => store.put('run', 'paused writer', { expectedVersion: 2 }));
+    await fileStore(dir, options).delete('run');
+    await expectConflict(resume());
+    expect(await store.get('run')).toBeNull();
+  });
+
+  it("refuses a paused claimer once another owner's lease is written", async () => {
+    const dir = await tempDir();
+    const store = fileStore(dir, options);
+    await store.put('run', 'waiting', { expectedVersion: null });
+    const resume = await pausedPastLock(() =>
+      store.put('run', 'a', { expectedVersion: 1, lease: { owner: 'worker-a', ms: 60_000 } }),
+    );
+    await fileStore(dir, options).put('run', 'b', {
+      expectedVersion: 1,
+      lease: { owner: 'worker-b', ms: 60_000 },
+    });
+    await expectConflict(resume());
+    expect((await store.get('run'))?.lease).toEqual({ owner: 'worker-b', live: true });
+  });
+
+  it('fails a renewal that a takeover overtook, and leaves no file of the old version', async () => {
+    const dir = await tempDir();
+    const clock = fakeClock();
+    const store = fileStore(dir, { ...options, now: clock.now });
+    await store.put('run', 'a', { expectedVersion: null, lease: { owner: 'worker-a', ms: 1_000 } });
+    const resume = await pausedPastLock(() =>
+      store.renew('run', { owner: 'worker-a', version: 1, ms: 1_000 }),
+    );
+    await clock.elapse(2_000);
+    await store.put('run', 'b', { expectedVersion: 1, lease: { owner: 'worker-b', ms: 1_000 } });
+    await expectConflict(resume());
+    expect(await store.get('run')).toEqual({
+      snapshot: 'b',
+      version: 2,
+      lease: { owner: 'worker-b', live: true },
+    });
+    expect(await readdir(join(dir, 'run'))).toEqual(['2.json']);
   });
 });
 
@@ -165,9 +470,13 @@ describe('fileStore across processes', () => {
       expect(outcomes.filter((outcome) => outcome === 'won')).toHaveLength(1);
       expect(outcomes.filter((outcome) => outcome === 'conflict')).toHaveLength(WRITERS - 1);
       const winner = outcomes.indexOf('won');
-      expect(await store.get(runId)).toEqual({ snapshot: `writer${winner}:${runId}`, version: 2 });
+      expect(await store.get(runId)).toEqual({
+        snapshot: `writer${winner}:${runId}`,
+        version: 2,
+        lease: null,
+      });
+      expect(await readdir(join(dir, runId))).toEqual(['2.json']);
     }
-    expect((await readdir(dir)).filter((name) => !name.endsWith('.json'))).toEqual([]);
   });
 });
 

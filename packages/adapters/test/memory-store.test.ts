@@ -1,4 +1,7 @@
 import { memoryStore } from '@turnkit/core';
-import { describeStoreContract } from './store-contract.js';
+import { describeStoreContract, fakeClock } from './store-contract.js';
 
-describeStoreContract('memoryStore', async () => ({ store: memoryStore() }));
+describeStoreContract('memoryStore', async () => {
+  const clock = fakeClock();
+  return { store: memoryStore({ now: clock.now }), clock };
+});

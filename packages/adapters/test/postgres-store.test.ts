@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TurnkitError } from '@turnkit/core';
+import { ConflictError, runTurn, TurnkitError } from '@turnkit/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../src/postgres-store.js';
-import { describeStoreContract, freshRunId, serverUrl } from './store-contract.js';
+import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
+import { describeStoreContract, freshRunId, serverClock, serverUrl } from './store-contract.js';
 
 const url = serverUrl('TURNKIT_PG_URL', 'PostgreSQL');
 
@@ -12,7 +13,7 @@ function connect(): { pool: pg.Pool; table: string; teardown: () => Promise<void
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const table = `turnkit_test_${randomUUID().replaceAll('-', '')}`;
   const teardown = async () => {
-    await pool.query(`DROP TABLE IF EXISTS ${table}`);
+    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log`);
     await pool.end();
   };
   return { pool, table, teardown };
@@ -23,7 +24,17 @@ describe.skipIf(!url)('postgresStore', () => {
     const { pool, table, teardown } = connect();
     const store = postgresStore(pool, { table });
     await store.migrate();
-    return { store, teardown };
+    // A pool of its own: the client whose host clock differs in the skew test.
+    const peerPool = new pg.Pool({ connectionString: url, max: 2 });
+    return {
+      store,
+      peer: postgresStore(peerPool, { table }),
+      clock: serverClock(),
+      teardown: async () => {
+        await peerPool.end();
+        await teardown();
+      },
+    };
   });
 
   describe('migrate and options', () => {
@@ -48,9 +59,24 @@ describe.skipIf(!url)('postgresStore', () => {
       expect(columns).toEqual([
         { column_name: 'run_id', data_type: 'text', is_nullable: 'NO' },
         { column_name: 'version', data_type: 'integer', is_nullable: 'NO' },
-        { column_name: 'snapshot', data_type: 'text', is_nullable: 'NO' },
+        { column_name: 'snapshot', data_type: 'text', is_nullable: 'YES' },
         { column_name: 'expires_at', data_type: 'timestamp with time zone', is_nullable: 'YES' },
         { column_name: 'updated_at', data_type: 'timestamp with time zone', is_nullable: 'NO' },
+        { column_name: 'lease_owner', data_type: 'text', is_nullable: 'YES' },
+        { column_name: 'lease_until', data_type: 'timestamp with time zone', is_nullable: 'YES' },
+        { column_name: 'head', data_type: 'text', is_nullable: 'YES' },
+        { column_name: 'log_from', data_type: 'integer', is_nullable: 'YES' },
+      ]);
+      const { rows: logColumns } = await pool.query(
+        `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+         WHERE table_name = $1 ORDER BY ordinal_position`,
+        [`${table}_log`],
+      );
+      expect(logColumns).toEqual([
+        { column_name: 'run_id', data_type: 'text', is_nullable: 'NO' },
+        { column_name: 'version', data_type: 'integer', is_nullable: 'NO' },
+        { column_name: 'messages', data_type: 'text', is_nullable: 'NO' },
+        { column_name: 'resolved', data_type: 'text', is_nullable: 'NO' },
       ]);
       const { rows: indexes } = await pool.query('SELECT indexname FROM pg_indexes WHERE tablename = $1', [
         table,
@@ -80,16 +106,162 @@ describe.skipIf(!url)('postgresStore', () => {
       expect(rows).toEqual([{ version: 1, expires_at: new Date('2030-01-01T00:00:00.000Z') }]);
     });
 
+    it('stores the lease on the database clock, and clears it on release', async () => {
+      const { pool, table } = connection;
+      const store = postgresStore(pool, { table });
+      await store.migrate();
+      const runId = freshRunId('lease-row');
+      await store.put(runId, '{}', { expectedVersion: null, lease: { owner: 'worker-a', ms: 60_000 } });
+      const { rows } = await pool.query(
+        `SELECT lease_owner, extract(epoch FROM lease_until - clock_timestamp()) * 1000 AS left_ms
+         FROM ${table} WHERE run_id = $1`,
+        [runId],
+      );
+      expect(rows[0].lease_owner).toBe('worker-a');
+      expect(Number(rows[0].left_ms)).toBeGreaterThan(59_000);
+      expect(Number(rows[0].left_ms)).toBeLessThanOrEqual(60_000);
+      await store.put(runId, '{}', { expectedVersion: 1, lease: { owner: 'worker-a', ms: 0 } });
+      const { rows: released } = await pool.query(
+        `SELECT lease_owner, lease_until FROM ${table} WHERE run_id = $1`,
+        [runId],
+      );
+      expect(released).toEqual([{ lease_owner: null, lease_until: null }]);
+    });
+
+    it('upgrades a table of the first release: migrate() adds the lease columns, old rows keep working', async () => {
+      const { pool } = connection;
+      const table = `turnkit_old_${randomUUID().replaceAll('-', '')}`;
+      try {
+        // Exactly what the first release's migrate() and put wrote.
+        await pool.query(
+          `CREATE TABLE IF NOT EXISTS ${table} (
+            run_id text PRIMARY KEY,
+            version integer NOT NULL,
+            snapshot text NOT NULL,
+            expires_at timestamptz,
+            updated_at timestamptz NOT NULL DEFAULT now()
+          )`,
+        );
+        await pool.query(
+          `CREATE INDEX IF NOT EXISTS ${table}_expires_at_idx ON ${table} (expires_at) WHERE expires_at IS NOT NULL`,
+        );
+        await pool.query(
+          `INSERT INTO ${table} (run_id, version, snapshot, expires_at, updated_at)
+           VALUES ($1, 1, $2, $3, now()) ON CONFLICT (run_id) DO NOTHING RETURNING version`,
+          ['old-run', '{"old":true}', '2001-01-01T00:00:00.000Z'],
+        );
+        await pool.query(
+          `UPDATE ${table} SET version = version + 1, snapshot = $3, expires_at = $4, updated_at = now()
+           WHERE run_id = $1 AND version = $2 RETURNING version`,
+          ['old-run', 1, '{"old":2}', '2001-01-01T00:00:00.000Z'],
+        );
+        const store = postgresStore(pool, { table });
+        // Before migrate(): an error that says what to do, not a bare "column does not exist".
+        await expect(store.get('old-run')).rejects.toThrow(/Run `await store.migrate\(\)` once/);
+        await store.migrate();
+        await store.migrate();
+        expect(await store.get('old-run')).toEqual({ snapshot: '{"old":2}', version: 2, lease: null });
+        expect(await store.listExpired(new Date('2001-01-02T00:00:00.000Z'))).toEqual(['old-run']);
+        await expect(store.renew('old-run', { owner: 'worker-a', version: 2, ms: 1000 })).rejects.toThrow(
+          ConflictError,
+        );
+        await store.put('old-run', '{"new":true}', {
+          expectedVersion: 2,
+          lease: { owner: 'worker-a', ms: 60_000 },
+        });
+        expect(await store.get('old-run')).toEqual({
+          snapshot: '{"new":true}',
+          version: 3,
+          lease: { owner: 'worker-a', live: true },
+        });
+      } finally {
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log`);
+      }
+    });
+
+    it('keeps a run in row layout 2: a small row, and one log row per write that appended', async () => {
+      const { pool, table } = connection;
+      const store = postgresStore(pool, { table });
+      await store.migrate();
+      const runId = freshRunId('layout2');
+      await store.putParts(
+        runId,
+        {
+          head: '{"layout":2,"at":[1,2],"messages":0,"resolved":0}\n[[',
+          mode: 'rewrite',
+          messages: '1',
+          resolved: '',
+        },
+        { expectedVersion: null },
+      );
+      for (const version of [1, 2]) {
+        await store.putParts(
+          runId,
+          {
+            head: '{"layout":2,"at":[1,2],"messages":0,"resolved":0}\n[[',
+            mode: 'append',
+            messages: '',
+            resolved: version === 1 ? '' : '"r"',
+          },
+          { expectedVersion: version },
+        );
+      }
+      const { rows } = await pool.query(
+        `SELECT version, snapshot, log_from FROM ${table} WHERE run_id = $1`,
+        [runId],
+      );
+      expect(rows).toEqual([{ version: 3, snapshot: null, log_from: 1 }]);
+      const { rows: log } = await pool.query(
+        `SELECT version, messages, resolved FROM ${table}_log WHERE run_id = $1 ORDER BY version`,
+        [runId],
+      );
+      expect(log).toEqual([
+        { version: 1, messages: '1', resolved: '' },
+        { version: 3, messages: '', resolved: '"r"' },
+      ]);
+      await store.delete(runId);
+      expect((await pool.query(`SELECT 1 FROM ${table}_log WHERE run_id = $1`, [runId])).rows).toEqual([]);
+    });
+
+    it('resumes a row the previous release wrote (its table, its put) and rewrites it as layout 2', async () => {
+      const { pool } = connection;
+      const table = `turnkit_prev_${randomUUID().replaceAll('-', '')}`;
+      try {
+        // Exactly what the previous release's migrate() and put wrote.
+        await pool.query(
+          `CREATE TABLE ${table} (run_id text PRIMARY KEY, version integer NOT NULL, snapshot text NOT NULL,
+             expires_at timestamptz, updated_at timestamptz NOT NULL DEFAULT now(), lease_owner text,
+             lease_until timestamptz)`,
+        );
+        const agent = approvalAgent(20);
+        const paused = await runTurn(agent, { input: priorMessages(20), runId: freshRunId('prev') });
+        await pool.query(
+          `INSERT INTO ${table} (run_id, version, snapshot, expires_at, updated_at, lease_owner, lease_until)
+           VALUES ($1, 1, $2, $3, now(), NULL, NULL) ON CONFLICT (run_id) DO NOTHING RETURNING version`,
+          [paused.runId, paused.snapshot, null],
+        );
+        const store = postgresStore(pool, { table });
+        await store.migrate();
+        await expectResumedAsLayout2(store, agent, paused.runId);
+      } finally {
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log`);
+      }
+    });
+
     it('accepts a schema-qualified table', async () => {
       const { pool, table } = connection;
       const store = postgresStore(pool, { table: `public.${table}` });
       await store.migrate();
       const runId = freshRunId('schema');
       await store.put(runId, 'x', { expectedVersion: null });
-      expect(await postgresStore(pool, { table }).get(runId)).toEqual({ snapshot: 'x', version: 1 });
+      expect(await postgresStore(pool, { table }).get(runId)).toEqual({
+        snapshot: 'x',
+        version: 1,
+        lease: null,
+      });
     });
 
-    it.each(['runs; DROP TABLE users', 'my-table', '1runs', 'a.b.c', '"quoted"', '', 'x'.repeat(64)])(
+    it.each(['runs; DROP TABLE users', 'my-table', '1runs', 'a.b.c', '"quoted"', '', 'x'.repeat(60)])(
       'refuses the table name %j with TurnkitError CONFIG_INVALID',
       (table) => {
         const error = (() => {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { TurnkitError } from '@turnkit/core';
+import { ConflictError, runTurn, TurnkitError } from '@turnkit/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStore } from '../src/redis-store.js';
-import { describeStoreContract, freshRunId, serverUrl } from './store-contract.js';
+import { partsHead } from './helpers/store-fixtures.js';
+import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
+import { describeStoreContract, freshRunId, serverClock, serverUrl } from './store-contract.js';
 
 const url = serverUrl('TURNKIT_REDIS_URL', 'Redis');
 
@@ -22,8 +24,18 @@ async function connect(): Promise<{ client: Redis; prefix: string; teardown: () 
 
 describe.skipIf(!url)('redisStore', () => {
   describeStoreContract('redisStore', async () => {
-    const { client, prefix, teardown } = await connect();
-    return { store: redisStore(client, { prefix }), teardown };
+    const first = await connect();
+    // A second connection to the same keys: the client whose host clock differs in the skew test.
+    const second = await connect();
+    return {
+      store: redisStore(first.client, { prefix: first.prefix }),
+      peer: redisStore(second.client, { prefix: first.prefix }),
+      clock: serverClock(),
+      teardown: async () => {
+        await second.client.quit();
+        await first.teardown();
+      },
+    };
   });
 
   describe('layout and options', () => {
@@ -35,7 +47,7 @@ describe.skipIf(!url)('redisStore', () => {
       await connection.teardown();
     });
 
-    it('keeps a run as a hash { version, snapshot, expiresAt } and indexes its expiry', async () => {
+    it('keeps a run as a hash { version, snapshot, expiresAt, leaseOwner, leaseUntil } and indexes its expiry', async () => {
       const { client, prefix } = connection;
       const store = redisStore(client, { prefix });
       const runId = freshRunId('layout');
@@ -45,12 +57,123 @@ describe.skipIf(!url)('redisStore', () => {
         snapshot: '{"a":1}',
         expiresAt: '2030-01-01T00:00:00.000Z',
       });
+      const [seconds] = await client.time();
+      await store.put(runId, '{"a":2}', {
+        expectedVersion: 1,
+        expiresAt: '2030-01-01T00:00:00.000Z',
+        lease: { owner: 'worker-a', ms: 60_000 },
+      });
+      const { leaseOwner, leaseUntil } = await client.hgetall(`${prefix}${runId}`);
+      expect(leaseOwner).toBe('worker-a');
+      // Redis's own clock, in epoch ms.
+      expect(Number(leaseUntil) - Number(seconds) * 1000).toBeGreaterThanOrEqual(59_000);
+      expect(Number(leaseUntil) - Number(seconds) * 1000).toBeLessThan(62_000);
       expect(await client.zscore(`${prefix}__expiry__`, runId)).toBe(
         String(Date.parse('2030-01-01T00:00:00.000Z')),
       );
       await store.delete(runId);
       expect(await client.exists(`${prefix}${runId}`)).toBe(0);
       expect(await client.zscore(`${prefix}__expiry__`, runId)).toBeNull();
+    });
+
+    it('reads and updates a hash written by the first release, which has no lease fields', async () => {
+      const { client, prefix } = connection;
+      const store = redisStore(client, { prefix });
+      const runId = freshRunId('old');
+      // Exactly what the first release's PUT_SCRIPT wrote.
+      await client.hset(
+        `${prefix}${runId}`,
+        'version',
+        3,
+        'snapshot',
+        '{"old":true}',
+        'expiresAt',
+        '2001-01-01T00:00:00.000Z',
+      );
+      await client.zadd(`${prefix}__expiry__`, Date.parse('2001-01-01T00:00:00.000Z'), runId);
+      expect(await store.get(runId)).toEqual({ snapshot: '{"old":true}', version: 3, lease: null });
+      expect(await store.listExpired(new Date('2001-01-02T00:00:00.000Z'))).toContain(runId);
+      await store.renew(runId, { owner: 'worker-a', version: 3, ms: 1000 }).then(
+        () => expect.fail('expected a ConflictError'),
+        (error: unknown) => expect(error).toBeInstanceOf(ConflictError),
+      );
+      expect(
+        await store.put(runId, '{"new":true}', {
+          expectedVersion: 3,
+          lease: { owner: 'worker-a', ms: 60_000 },
+        }),
+      ).toEqual({
+        version: 4,
+      });
+      expect(await store.get(runId)).toEqual({
+        snapshot: '{"new":true}',
+        version: 4,
+        lease: { owner: 'worker-a', live: true },
+      });
+    });
+
+    it('keeps a run in row layout 2 as { version, head, chunks, m<i>, r<i> }: one chunk per write that appended', async () => {
+      const { client, prefix } = connection;
+      const store = redisStore(client, { prefix, ttlSeconds: 60 });
+      const runId = freshRunId('layout2');
+      const write = (mode: 'append' | 'rewrite', messages: string, resolved = '') => ({
+        head: partsHead(mode),
+        mode,
+        messages,
+        resolved,
+      });
+      await store.putParts!(runId, write('rewrite', '1'), { expectedVersion: null });
+      await store.putParts!(runId, write('append', ''), { expectedVersion: 1 });
+      await store.putParts!(runId, write('append', '', '"r"'), { expectedVersion: 2 });
+      expect(await client.hgetall(`${prefix}${runId}`)).toEqual({
+        version: '3',
+        head: partsHead('append'),
+        chunks: '2',
+        m1: '1',
+        r2: '"r"',
+        expiresAt: '',
+      });
+      expect(await client.ttl(`${prefix}${runId}`)).toBeGreaterThan(50);
+      await store.put(runId, 'whole', { expectedVersion: 3 });
+      expect(await client.hgetall(`${prefix}${runId}`)).toEqual({
+        version: '4',
+        snapshot: 'whole',
+        expiresAt: '',
+      });
+    });
+
+    it('resumes a hash the previous release wrote and rewrites it as layout 2', async () => {
+      const { client, prefix } = connection;
+      const store = redisStore(client, { prefix });
+      const agent = approvalAgent(20);
+      const paused = await runTurn(agent, { input: priorMessages(20), runId: freshRunId('previous') });
+      // Exactly what the previous release's PUT_SCRIPT wrote for a run without a lease.
+      await client.hset(
+        `${prefix}${paused.runId}`,
+        'version',
+        1,
+        'snapshot',
+        paused.snapshot,
+        'expiresAt',
+        '',
+      );
+      await expectResumedAsLayout2(store, agent, paused.runId);
+      expect(await client.hexists(`${prefix}${paused.runId}`, 'snapshot')).toBe(0);
+    });
+
+    it('drops index entries of vanished runs and still returns limit live ones', async () => {
+      const { client, prefix } = connection;
+      const store = redisStore(client, { prefix });
+      const at = (minute: number) => `1980-01-01T00:0${minute}:00.000Z`;
+      const runIds = Array.from({ length: 6 }, (_, index) => freshRunId(`vanish-${index}`));
+      for (const [index, runId] of runIds.entries()) {
+        await store.put(runId, 'x', { expectedVersion: null, expiresAt: at(index) });
+      }
+      // The three earliest hashes vanish, as with ttlSeconds.
+      await client.del(...runIds.slice(0, 3).map((runId) => `${prefix}${runId}`));
+      expect(await store.listExpired(new Date(at(9)), 2)).toEqual(runIds.slice(3, 5));
+      expect(await client.zscore(`${prefix}__expiry__`, runIds[0]!)).toBeNull();
+      expect(await store.listExpired(new Date(at(9)))).toEqual(runIds.slice(3));
     });
 
     it('sets a TTL on every write when ttlSeconds is given, and forgets expired index entries', async () => {
@@ -63,7 +186,7 @@ describe.skipIf(!url)('redisStore', () => {
       expect(ttl).toBeLessThanOrEqual(60);
       // As if Redis had expired the hash: the index entry must not come back as a run.
       await client.del(`${prefix}${runId}`);
-      expect(await store.listExpired!(new Date())).not.toContain(runId);
+      expect(await store.listExpired(new Date())).not.toContain(runId);
       expect(await client.zscore(`${prefix}__expiry__`, runId)).toBeNull();
     });
 

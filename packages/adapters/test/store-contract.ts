@@ -1,40 +1,32 @@
 /**
- * The behaviour every SnapshotStore must have (DESIGN §7), as one suite run against each store:
- * versions, compare-and-set, delete, expiry listing, large and unicode snapshots, concurrent writers.
- * To check a new store: `describeStoreContract('myStore', async () => ({ store, teardown }))`.
+ * The behaviour every SnapshotStore must have (DESIGN §7 and §12), as one suite run against each
+ * store: versions, compare-and-set, delete, expiry listing, large and unicode snapshots, concurrent
+ * writers, leases (store-contract-leases.ts), row layout 2 (store-contract-parts.ts) and sessions
+ * over it (store-contract-sessions.ts). To check a new store:
+ * `describeStoreContract('myStore', async () => ({ store, clock, teardown }))`.
  */
-import { randomUUID } from 'node:crypto';
 import { ConflictError, type SnapshotStore } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bigSnapshot,
+  CONCURRENT_WRITERS,
+  expectConflict,
+  freshRunId,
+  type StoreFixture,
+} from './helpers/store-fixtures.js';
+import { describeLeaseContract } from './store-contract-leases.js';
+import { describePartsContract } from './store-contract-parts.js';
+import { describeSessionsContract } from './store-contract-sessions.js';
 
-/** A store to test, and how to clean up after the suite. */
-export interface StoreFixture {
-  store: SnapshotStore;
-  teardown?: () => Promise<void>;
-}
-
-/** Writers racing in the concurrency tests. */
-export const CONCURRENT_WRITERS = 20;
-
-/** A run id no other test (or parallel test run) uses; safe for every store, file names included. */
-export function freshRunId(label: string): string {
-  return `${label}-${randomUUID()}`;
-}
-
-/** A JSON snapshot-like text of about `bytes` bytes. */
-export function bigSnapshot(bytes: number): string {
-  const line = 'The quick brown fox thaws one K562 vial at 37 °C — ok. ';
-  return JSON.stringify({ transcript: line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes) });
-}
-
-async function expectConflict(promise: Promise<unknown>): Promise<void> {
-  const error = await promise.then(
-    () => expect.fail('expected a ConflictError'),
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ConflictError);
-  expect((error as ConflictError).code).toBe('CONFLICT');
-}
+export {
+  bigSnapshot,
+  CONCURRENT_WRITERS,
+  fakeClock,
+  freshRunId,
+  type StoreFixture,
+  serverClock,
+} from './helpers/store-fixtures.js';
+export { serverUrl } from './store-servers.js';
 
 /** Registers the contract suite for one store. `setup` runs once, before the suite. */
 export function describeStoreContract(name: string, setup: () => Promise<StoreFixture>): void {
@@ -56,7 +48,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     it('creates a run at version 1 and reads it back', async () => {
       const runId = freshRunId('create');
       expect(await store.put(runId, '{"turn":1}', { expectedVersion: null })).toEqual({ version: 1 });
-      expect(await store.get(runId)).toEqual({ snapshot: '{"turn":1}', version: 1 });
+      expect(await store.get(runId)).toEqual({ snapshot: '{"turn":1}', version: 1, lease: null });
     });
 
     it('adds 1 to the version on every write', async () => {
@@ -66,7 +58,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         ({ version } = await store.put(runId, `{"turn":${turn}}`, { expectedVersion: version }));
         expect(version).toBe(turn);
       }
-      expect(await store.get(runId)).toEqual({ snapshot: '{"turn":5}', version: 5 });
+      expect(await store.get(runId)).toEqual({ snapshot: '{"turn":5}', version: 5, lease: null });
     });
 
     it('refuses a stale expectedVersion with ConflictError, and changes nothing', async () => {
@@ -75,14 +67,14 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       await store.put(runId, 'v2', { expectedVersion: 1 });
       await expectConflict(store.put(runId, 'late', { expectedVersion: 1 }));
       await expectConflict(store.put(runId, 'future', { expectedVersion: 7 }));
-      expect(await store.get(runId)).toEqual({ snapshot: 'v2', version: 2 });
+      expect(await store.get(runId)).toEqual({ snapshot: 'v2', version: 2, lease: null });
     });
 
     it('refuses to create a run that exists', async () => {
       const runId = freshRunId('exists');
       await store.put(runId, 'first', { expectedVersion: null });
       await expectConflict(store.put(runId, 'second', { expectedVersion: null }));
-      expect(await store.get(runId)).toEqual({ snapshot: 'first', version: 1 });
+      expect(await store.get(runId)).toEqual({ snapshot: 'first', version: 1, lease: null });
     });
 
     it('refuses to update a run that does not exist', async () => {
@@ -107,12 +99,11 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       await store.put(first!, 'one', { expectedVersion: null });
       await store.put(second!, 'two', { expectedVersion: null });
       await store.put(second!, 'two-b', { expectedVersion: 1 });
-      expect(await store.get(first!)).toEqual({ snapshot: 'one', version: 1 });
-      expect(await store.get(second!)).toEqual({ snapshot: 'two-b', version: 2 });
+      expect(await store.get(first!)).toEqual({ snapshot: 'one', version: 1, lease: null });
+      expect(await store.get(second!)).toEqual({ snapshot: 'two-b', version: 2, lease: null });
     });
 
-    it('lists the runs whose expiresAt is at or before now', async (context) => {
-      if (!store.listExpired) return context.skip();
+    it('lists the runs whose expiresAt is at or before now', async () => {
       const now = new Date('2030-01-01T12:00:00.000Z');
       const past = freshRunId('expired');
       const exact = freshRunId('exact');
@@ -171,7 +162,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(ConflictError);
         else expect(outcome.value).toEqual({ version: 2 });
       }
-      expect(await store.get(runId)).toEqual({ snapshot: `writer-${winners[0]}`, version: 2 });
+      expect(await store.get(runId)).toEqual({ snapshot: `writer-${winners[0]}`, version: 2, lease: null });
     });
 
     it(`lets exactly one of ${CONCURRENT_WRITERS} concurrent creators win`, async () => {
@@ -187,22 +178,9 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       }
       expect((await store.get(runId))?.version).toBe(1);
     });
-  });
-}
 
-/**
- * The URL of a test server from the environment. Unset: the suite is skipped with a notice, except
- * under `CI=true`, where a missing server must fail the run rather than pass silently.
- */
-export function serverUrl(
-  variable: 'TURNKIT_PG_URL' | 'TURNKIT_REDIS_URL',
-  what: string,
-): string | undefined {
-  const url = process.env[variable];
-  if (url) return url;
-  if (process.env.CI === 'true') {
-    throw new Error(`${variable} is not set but CI=true: ${what} tests must run in CI (see .ci/run).`);
-  }
-  console.warn(`[turnkit] ${variable} is not set: skipping the ${what} store tests. Set it to run them.`);
-  return undefined;
+    describeLeaseContract(() => fixture);
+    describePartsContract(() => fixture);
+    describeSessionsContract(() => fixture);
+  });
 }

@@ -1,0 +1,138 @@
+/**
+ * What the file store's files hold and how they are named: the version file of a run
+ * (`<version>.json`: a whole snapshot, or a head and its newest log file) and the log files of row
+ * layout 2 (`log-<version>-<random>.txt`), parsed strictly so a file TurnKit did not write is
+ * reported by name rather than misread.
+ */
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { SnapshotError, type SnapshotParts } from '@turnkit/core';
+import { errorCode } from './file-store-io.js';
+import { isSafeRunId } from './run-id.js';
+
+/**
+ * What `<dir>/<runId>/<version>.json` holds: a whole snapshot (layout 1), or a head and the name of
+ * its newest log file, '' when the logs are empty (layout 2). The first release's
+ * `<dir>/<runId>.json` has no `lease`.
+ */
+export type RunFile = {
+  version: number;
+  expiresAt: string | null;
+  /** `until` is epoch ms on the store's clock. */
+  lease: { owner: string; until: number } | null;
+} & ({ snapshot: string } | { head: string; log: string });
+
+/** A layout-2 run file. */
+export type PartsFile = Extract<RunFile, { head: string }>;
+
+export const VERSION_FILE = /^([1-9][0-9]*)\.json$/;
+
+/** A log file: `log-<version that wrote it>-<random>.txt`. */
+export const LOG_FILE = /^log-([1-9][0-9]*)-[0-9a-f]{16}\.txt$/;
+export const logName = (version: number) => `log-${version}-${randomBytes(8).toString('hex')}.txt`;
+
+/**
+ * A log file's text: the name of the log file before it (or nothing), the length of the messages'
+ * text, then the messages' and the records' texts, raw.
+ */
+export function logFileText(previous: string, texts: Pick<SnapshotParts, 'messages' | 'resolved'>): string {
+  return `${previous}\n${texts.messages.length}\n${texts.messages}${texts.resolved}`;
+}
+
+/** Reads a log file's text (see {@link logFileText}); `path` names it when it is not one. */
+export function parseLogFile(
+  text: string,
+  path: string,
+): { previous: string; messages: string; resolved: string } {
+  const first = text.indexOf('\n');
+  const second = first < 0 ? -1 : text.indexOf('\n', first + 1);
+  const length = Number(text.slice(first + 1, second));
+  if (second < 0 || !Number.isSafeInteger(length) || length < 0 || second + 1 + length > text.length) {
+    throw new SnapshotError(
+      'SNAPSHOT_INVALID',
+      `${path} is not a TurnKit log file; restore it or delete the run.`,
+    );
+  }
+  return {
+    previous: text.slice(0, first),
+    messages: text.slice(second + 1, second + 1 + length),
+    resolved: text.slice(second + 1 + length),
+  };
+}
+
+/** Every run in `dir`: its folders, and the files of the previous layout. */
+export async function runIdsIn(dir: string): Promise<Set<string>> {
+  const runIds = new Set<string>();
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return [];
+    throw error;
+  });
+  for (const entry of entries) {
+    if (entry.isDirectory() && isSafeRunId(entry.name)) runIds.add(entry.name);
+    else if (entry.isFile() && entry.name.endsWith('.json') && isSafeRunId(entry.name.slice(0, -5))) {
+      runIds.add(entry.name.slice(0, -5));
+    }
+  }
+  return runIds;
+}
+
+/** The version numbers stored in a run's folder, newest first; none when there is no folder. */
+export async function listVersions(folder: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch (error) {
+    // ENOTDIR: the name is a file of the previous layout (a run whose id ends in .json).
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+  return names
+    .flatMap((name) => {
+      const match = VERSION_FILE.exec(name);
+      return match ? [Number(match[1])] : [];
+    })
+    .sort((a, b) => b - a);
+}
+
+export function parseRunFile(text: string, path: string): RunFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SnapshotError('SNAPSHOT_INVALID', `${path} is not valid JSON; restore it or delete it.`, {
+      cause: error,
+    });
+  }
+  const run = value as {
+    version?: unknown;
+    expiresAt?: unknown;
+    lease?: RunFile['lease'];
+    snapshot?: unknown;
+    head?: unknown;
+    log?: unknown;
+  } | null;
+  const lease = run?.lease;
+  const content =
+    typeof run?.snapshot === 'string' || (typeof run?.head === 'string' && typeof run.log === 'string');
+  if (
+    typeof run !== 'object' ||
+    run === null ||
+    !Number.isInteger(run.version) ||
+    !content ||
+    !(run.expiresAt === null || typeof run.expiresAt === 'string') ||
+    !(lease == null || (typeof lease.owner === 'string' && Number.isFinite(lease.until)))
+  ) {
+    throw new SnapshotError(
+      'SNAPSHOT_INVALID',
+      `${path} is not a TurnKit run file ({ version, expiresAt, lease, snapshot } or { …, head, log }); restore it or delete it.`,
+    );
+  }
+  const kept = {
+    version: run.version as number,
+    expiresAt: run.expiresAt as string | null,
+    lease: lease ?? null,
+  };
+  return typeof run.snapshot === 'string'
+    ? { ...kept, snapshot: run.snapshot }
+    : { ...kept, head: run.head as string, log: run.log as string };
+}

@@ -1,0 +1,143 @@
+/**
+ * The Lua scripts of `redisStore`: each decision (version check, lease check on the server's
+ * `TIME`, the write and its bookkeeping) is one script, so it happens in one atomic step. The
+ * layout of a run's hash is described on `redisStore`.
+ */
+
+/** The server's clock in epoch ms, in a script (Redis 7 replicates a script's effects, so TIME is allowed before writes). */
+const NOW = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+`;
+
+/**
+ * The checks and the bookkeeping every write shares. KEYS: run hash, expiry index. ARGV: expected
+ * version ('' = must be absent), the content (snapshot or head), expiresAt as epoch ms ('' = none),
+ * expiresAt as written, TTL seconds ('' = none), run id, '1' if a lease owner writes ('0' =
+ * nobody), the owner, lease ms ('0' = none afterwards). A write returns {1, newVersion}, {0,
+ * currentVersion or ''} (stale), {-1, currentVersion} (lease held) or {-2, currentVersion} (an
+ * append onto a row stored whole). A hash without lease fields (the first release's) has no lease.
+ */
+const CHECK = `${NOW}
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'head', 'chunks')
+local current = run[1]
+if ARGV[1] == '' then
+  if current then return {0, current} end
+elseif current ~= ARGV[1] then
+  return {0, current or ''}
+end
+local writer = nil
+if ARGV[7] == '1' then writer = ARGV[8] end
+if run[2] and run[2] ~= writer and tonumber(run[3]) > now then return {-1, current} end
+local version = (tonumber(current) or 0) + 1
+`;
+
+const AFTER_WRITE = `
+local ms = tonumber(ARGV[9])
+if ms > 0 then
+  redis.call('HSET', KEYS[1], 'leaseOwner', ARGV[8], 'leaseUntil', now + ms)
+else
+  redis.call('HDEL', KEYS[1], 'leaseOwner', 'leaseUntil')
+end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[2], ARGV[6])
+else
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[6])
+end
+if ARGV[5] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
+return {1, version}
+`;
+
+/** A whole snapshot (layout 1): a row of layout 2 is dropped first, its log chunks with it. */
+export const PUT_SCRIPT = `${CHECK}
+if run[4] then redis.call('DEL', KEYS[1]) end
+redis.call('HSET', KEYS[1], 'version', version, 'snapshot', ARGV[2], 'expiresAt', ARGV[4])
+${AFTER_WRITE}`;
+
+/**
+ * A head and log texts (layout 2). ARGV as above (ARGV[2] the head), then 'append' | 'rewrite', the
+ * messages' text, the records' text. Chunk i of the logs is the fields m<i> and r<i> (absent when
+ * empty); `chunks` counts them. An append adds one chunk (none when both texts are empty); a
+ * rewrite, or a write that creates the run, starts the hash afresh.
+ */
+export const PUT_PARTS_SCRIPT = `${CHECK}
+local chunk = 0
+if ARGV[10] == 'append' and current then
+  if not run[4] then return {-2, current} end
+  chunk = tonumber(run[5])
+elseif current then
+  redis.call('DEL', KEYS[1])
+end
+if ARGV[11] ~= '' or ARGV[12] ~= '' then
+  chunk = chunk + 1
+  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'm' .. chunk, ARGV[11]) end
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'r' .. chunk, ARGV[12]) end
+end
+redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[2], 'chunks', chunk, 'expiresAt', ARGV[4])
+${AFTER_WRITE}`;
+
+/**
+ * KEYS: run hash. ARGV: version, owner, lease ms, TTL seconds ('' = none).
+ * Returns {1, version}, {0, currentVersion or ''} (version moved) or {-1, version} (owner differs).
+ */
+export const RENEW_SCRIPT = `${NOW}
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner')
+if run[1] ~= ARGV[1] then return {0, run[1] or ''} end
+if run[2] ~= ARGV[2] then return {-1, run[1]} end
+redis.call('HSET', KEYS[1], 'leaseUntil', now + tonumber(ARGV[3]))
+if ARGV[4] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+return {1, run[1]}
+`;
+
+/** Log chunks read per HMGET (Lua's unpack has a stack limit). */
+const CHUNKS_PER_READ = 500;
+
+/**
+ * KEYS: run hash. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
+ * snapshot} (layout 1) or {…, head, messages, resolved} (layout 2: the chunks joined by ',').
+ */
+export const GET_SCRIPT = `
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
+if not run[1] or not (run[4] or run[5]) then return nil end
+local owner, live = '', -1
+if run[2] then
+  ${NOW}
+  owner = run[2]
+  live = 0
+  if tonumber(run[3]) > now then live = 1 end
+end
+if run[4] then return {run[1], owner, live, run[4]} end
+local count = tonumber(run[6])
+local messages, resolved = {}, {}
+for from = 1, count, ${CHUNKS_PER_READ} do
+  local fields = {}
+  for i = from, math.min(count, from + ${CHUNKS_PER_READ - 1}) do
+    fields[#fields + 1] = 'm' .. i
+    fields[#fields + 1] = 'r' .. i
+  end
+  local values = redis.call('HMGET', KEYS[1], unpack(fields))
+  for j = 1, #values, 2 do
+    if values[j] then messages[#messages + 1] = values[j] end
+    if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
+  end
+end
+return {run[1], owner, live, run[5], table.concat(messages, ','), table.concat(resolved, ',')}
+`;
+
+/**
+ * KEYS: expiry index, then run hashes. ARGV: the run ids of those hashes. Drops the index entry of
+ * every run whose hash is gone (with `ttlSeconds` a hash can vanish before its entry), checked and
+ * dropped atomically so a run written meanwhile keeps its entry. Returns 1 (kept) or 0 per run.
+ */
+export const DROP_GONE_SCRIPT = `
+local kept = {}
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    kept[i - 1] = 1
+  else
+    redis.call('ZREM', KEYS[1], ARGV[i - 1])
+    kept[i - 1] = 0
+  end
+end
+return kept
+`;
