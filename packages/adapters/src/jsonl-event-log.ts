@@ -18,6 +18,66 @@ export interface JsonlEventLogOptions {
    * this (and the rejection of the next `flush`) is where failures show. Default: `console.error`.
    */
   onError?: (error: unknown, event: AgentEvent) => void;
+  /**
+   * Fields masked before an event is written (DESIGN §12), as dot paths matched wherever the chain
+   * of keys occurs in the event, `*` for any key or index: `['payload.input.ssn']` masks the SSN of
+   * an approval's input in `interaction_requested` (`interaction.payload.input.ssn`), and
+   * `['editedInput.ssn']` the one a human typed into an edited approval. The value becomes
+   * `"[redacted]"`. Text inside strings (a tool result, an answer) is not searched, with one
+   * exception: the arguments of each tool call in `model_finished`'s message are a JSON string, and
+   * they are the tool's input, so they are parsed and matched as if they stood at `payload.input`
+   * (`'payload.input.ssn'`, `'input.ssn'` and `'ssn'` all mask them); arguments that are not JSON
+   * are masked whole.
+   */
+  redact?: string[];
+}
+
+/** What a masked field is written as. */
+export const REDACTED = '[redacted]';
+
+/** Masks the `paths` of an event (see {@link JsonlEventLogOptions.redact}); the event itself is not changed. */
+export function redactEvent(event: AgentEvent, paths: readonly string[]): AgentEvent {
+  const patterns = paths.map((path) => path.split('.'));
+  const copy = JSON.parse(JSON.stringify(event)) as AgentEvent;
+  const apply = (node: Record<string, unknown>, pattern: string[], index: number): void => {
+    const key = pattern[index]!;
+    const keys = key === '*' ? Object.keys(node) : Object.hasOwn(node, key) ? [key] : [];
+    for (const name of keys) {
+      if (index === pattern.length - 1) node[name] = REDACTED;
+      else if (typeof node[name] === 'object' && node[name] !== null) {
+        apply(node[name] as Record<string, unknown>, pattern, index + 1);
+      }
+    }
+  };
+  const mask = (root: unknown): void => {
+    const stack: unknown[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      if (typeof node !== 'object' || node === null) continue;
+      for (const pattern of patterns) apply(node as Record<string, unknown>, pattern, 0);
+      for (const child of Object.values(node)) stack.push(child);
+    }
+  };
+  mask(copy);
+  if (copy.type === 'model_finished') {
+    for (const call of copy.message?.tool_calls ?? []) {
+      call.function.arguments = maskArguments(call.function.arguments, mask);
+    }
+  }
+  return copy;
+}
+
+/** A tool call's arguments masked as its input would be at `payload.input`; unreadable ones whole. */
+function maskArguments(text: string, mask: (root: unknown) => void): string {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    return REDACTED;
+  }
+  const view = { payload: { input } };
+  mask(view);
+  return JSON.stringify(view.payload.input);
 }
 
 /** The sink returned by {@link jsonlEventLog}. */
@@ -105,7 +165,8 @@ export function jsonlEventLog(dir: string, options: JsonlEventLogOptions = {}): 
       assertSafeRunId(event.runId, 'jsonlEventLog');
       const folder = join(dir, event.runId);
       const path = join(folder, `events-${utcDay(event.at)}.jsonl`);
-      queue.push({ path, folder, line: `${JSON.stringify(event)}\n`, event });
+      const written = options.redact?.length ? redactEvent(event, options.redact) : event;
+      queue.push({ path, folder, line: `${JSON.stringify(written)}\n`, event });
       if (!draining) startDraining();
     } catch (error) {
       fail(error, event);

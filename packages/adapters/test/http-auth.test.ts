@@ -1,8 +1,8 @@
 import { memoryStore } from '@turnkit/core';
 import { describe, expect, it, vi } from 'vitest';
 import { safeEqual } from '../src/http/auth.js';
-import { createHandler } from '../src/http/index.js';
-import { inventoryAgent, send } from './http-fixtures.js';
+import { createHandler, ROUTE_NAMES, type RouteInfo } from '../src/http/index.js';
+import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 
 const TOKEN = 'a-long-random-api-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -74,6 +74,145 @@ describe('createHandler access control', () => {
   });
 });
 
+describe('authorize(request, route)', () => {
+  const answer = { answers: { 'Cell lines': ['K562'] } };
+
+  it('names every route from a closed list', () => {
+    expect(ROUTE_NAMES).toEqual([
+      'start',
+      'get',
+      'answer',
+      'approve',
+      'reject',
+      'cancel',
+      'input',
+      'message',
+      'retry',
+      'events',
+      'sweep',
+      'aiSdk',
+      'agUi',
+      'mcp',
+    ]);
+  });
+
+  it('is asked about the route the router matched, with its run id', async () => {
+    const seen: RouteInfo[] = [];
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      authorize: (_request, route) => {
+        seen.push(route);
+        return true;
+      },
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' });
+    const runId = started.body.runId as string;
+    await send(handler, 'GET', `/runs/${runId}`);
+    await send(handler, 'POST', `/runs/${runId}/answer`, answer);
+    await send(handler, 'POST', `/runs/${runId}/reject`, {});
+    await send(handler, 'POST', `/runs/${runId}/messages`, { input: 'again' });
+    await send(handler, 'POST', `/runs/${runId}/retry`, {});
+    await send(handler, 'POST', `/runs/${runId}/cancel`, {});
+    await send(handler, 'POST', `/runs/${runId}/approve`, {});
+    await handler(new Request(`http://test.local/runs/${runId}/events`, { method: 'HEAD' }));
+    await send(handler, 'GET', '/no/such/route');
+    expect(seen).toEqual([
+      { name: 'start' },
+      { name: 'get', runId },
+      { name: 'answer', runId },
+      { name: 'reject', runId },
+      { name: 'message', runId },
+      { name: 'retry', runId },
+      { name: 'cancel', runId },
+      { name: 'approve', runId },
+      { name: 'events', runId },
+    ]);
+  });
+
+  it('never routes a percent-encoded letter of a fixed segment, so a hook cannot be bypassed', async () => {
+    const thawed: string[][] = [];
+    const handler = createHandler({
+      agent: inventoryAgent({ thawed }),
+      store: memoryStore(),
+      // A legacy one-argument hook that reads the URL itself.
+      authorize: (request) => !new URL(request.url).pathname.endsWith('/approve'),
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' });
+    const runId = started.body.runId as string;
+    await send(handler, 'POST', `/runs/${runId}/answer`, answer);
+    expect((await send(handler, 'POST', `/runs/${runId}/approve`, {})).status).toBe(401);
+    for (const path of [
+      `/runs/${runId}/%61pprove`,
+      `/runs/${runId}/%61%70%70%72%6F%76%65`,
+      `/%72uns/${runId}`,
+    ]) {
+      const response = await send(handler, 'POST', path, {});
+      expect(response, path).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    }
+    expect(thawed).toEqual([]);
+    const read = await send(handler, 'GET', `/runs/${runId}`);
+    expect(read.body.pending[0].kind).toBe('approval');
+    const encodedId = `/runs/${runId.replace('_', '%5F')}`;
+    expect((await send(handler, 'GET', encodedId)).body.runId).toBe(runId);
+  });
+
+  it('binds the runs a principal starts to that principal, in store mode', async () => {
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      authorize: (request) => {
+        const user = request.headers.get('x-user');
+        return user ? { principal: `user:${user}` } : false;
+      },
+    });
+    const ada = { 'x-user': 'ada' };
+    const eve = { 'x-user': 'eve' };
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' }, ada);
+    const runId = started.body.runId as string;
+    for (const [method, path, body] of [
+      ['GET', `/runs/${runId}`, undefined],
+      ['GET', `/runs/${runId}/events`, undefined],
+      ['POST', `/runs/${runId}/answer`, answer],
+      ['POST', `/runs/${runId}/messages`, { input: 'mine now' }],
+    ] as const) {
+      const response = await send(handler, method, path, body, eve);
+      expect(response, `${method} ${path}`).toMatchObject({ status: 404, body: { code: 'RUN_NOT_FOUND' } });
+    }
+    expect((await send(handler, 'GET', `/runs/${runId}`, undefined, ada)).body.status).toBe('needs_input');
+    const answered = await send(handler, 'POST', `/runs/${runId}/answer`, answer, ada);
+    expect(answered.body.pending[0].kind).toBe('approval');
+    expect((await send(handler, 'GET', `/runs/${runId}`, undefined, {})).status).toBe(401);
+  });
+
+  it('binds the runs a principal starts to that principal, in client-held mode', async () => {
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      secret: SECRET,
+      authorize: (request) => ({ principal: request.headers.get('x-user') ?? 'anonymous' }),
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' }, { 'x-user': 'ada' });
+    const path = `/runs/${started.body.runId}/answer`;
+    const body = { ...answer, snapshot: started.body.snapshot };
+    const stolen = await send(handler, 'POST', path, body, { 'x-user': 'eve' });
+    expect(stolen).toMatchObject({ status: 404, body: { code: 'RUN_NOT_FOUND' } });
+    expect((await send(handler, 'POST', path, body, { 'x-user': 'ada' })).status).toBe(200);
+  });
+
+  it('refuses, and reports, an authorize answer that is neither a boolean nor a principal', async () => {
+    const onError = vi.fn();
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      onError,
+      authorize: () => ({ principal: '' }),
+    });
+    expect((await send(handler, 'POST', '/runs', { input: 'hi' })).status).toBe(401);
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(String(onError.mock.calls[0]![0])).toMatch(/principal: <non-empty string>/);
+  });
+});
+
 describe('createHandler CORS', () => {
   const preflight = {
     origin: 'https://app.example',
@@ -106,7 +245,7 @@ describe('createHandler CORS', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(allowed.headers.get('access-control-allow-headers')).toBe(
-      'authorization,content-type,last-event-id',
+      'authorization,content-type,last-event-id,turnkit-events-token',
     );
     expect(allowed.headers.get('access-control-allow-methods')).toBe('GET,POST');
     const stranger = await handler(

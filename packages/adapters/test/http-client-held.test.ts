@@ -1,7 +1,8 @@
-import { defineAgent, TurnkitError } from '@turnkit/core';
+import { createHmac } from 'node:crypto';
+import { defineAgent, readSnapshotHeader, TurnkitError } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../src/http/index.js';
-import { inventoryAgent, SECRET, send } from './http-fixtures.js';
+import { createEventHub, createHandler } from '../src/http/index.js';
+import { inventoryAgent, jsonRequest, readSse, SECRET, type SseEvent, send } from './http-fixtures.js';
 
 const multiAnswer = { answers: { 'Cell lines': { selected: ['K562'], note: 'the young passage' } } };
 
@@ -119,5 +120,106 @@ describe('createHandler in client-held mode', () => {
       snapshot: started.body.snapshot,
     });
     expect(accepted.status).toBe(200);
+  });
+});
+
+describe('client-held event streams', () => {
+  const expectedToken = (runId: string) =>
+    createHmac('sha256', SECRET).update(`turnkit-events\0${runId}`).digest('base64url');
+
+  it("gives every response the run's eventsToken, an HMAC of the run id", async () => {
+    const { handler } = clientHandler();
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw one' });
+    const { runId, eventsToken } = started.body;
+    expect(eventsToken).toBe(expectedToken(runId));
+    const answered = await send(handler, 'POST', `/runs/${runId}/answer`, {
+      ...multiAnswer,
+      snapshot: started.body.snapshot,
+    });
+    expect(answered.body.eventsToken).toBe(eventsToken);
+  });
+
+  it("streams a run's events only to a request showing its token, never for a bare or made-up id", async () => {
+    const hub = createEventHub();
+    const handler = createHandler({ agent: inventoryAgent(), secret: SECRET, eventHub: hub });
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw one' });
+    const { runId, eventsToken } = started.body;
+    const other = await send(handler, 'POST', '/runs', { input: 'Thaw two' });
+    const attempts: [string, Record<string, string>][] = [
+      [runId, {}],
+      [runId, { 'turnkit-events-token': 'guess' }],
+      [runId, { 'turnkit-events-token': other.body.eventsToken }],
+      ['run_madeUpIdThatNobodyHas00', { 'turnkit-events-token': eventsToken }],
+      ['run_madeUpIdThatNobodyHas00', {}],
+    ];
+    for (const [id, headers] of attempts) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await handler(jsonRequest(method, `/runs/${id}/events`, undefined, headers));
+        expect(response.status, `${method} ${id} ${JSON.stringify(headers)}`).toBe(404);
+        await response.body?.cancel();
+      }
+      expect(hub.listeners(id)).toBe(0);
+    }
+    const response = await handler(
+      jsonRequest('GET', `/runs/${runId}/events`, undefined, { 'TurnKit-Events-Token': eventsToken }),
+    );
+    expect(response.status).toBe(200);
+    expect(hub.listeners(runId)).toBe(1);
+    const events = readSse(response.body!);
+    const seen: SseEvent[] = [];
+    const reading = (async () => {
+      for await (const event of events) {
+        seen.push(event);
+        if (event.event === 'state') break;
+      }
+    })();
+    await send(handler, 'POST', `/runs/${runId}/answer`, { ...multiAnswer, snapshot: started.body.snapshot });
+    await reading;
+    expect(seen[0]).toMatchObject({ event: 'ready', data: { runId } });
+    expect(seen.map((event) => event.event)).toContain('interaction_resolved');
+    expect(seen.at(-1)!.data.snapshot).toBeUndefined();
+    expect(hub.listeners(runId)).toBe(0);
+  });
+});
+
+describe('client-held encryption', () => {
+  const context = { badge: 'ada-lovelace-badge-4711' };
+
+  it('with encrypt: true, holds snapshots whose transcript and context the client cannot read', async () => {
+    const thawed: string[][] = [];
+    const handler = createHandler({
+      agent: inventoryAgent({ thawed }),
+      secret: SECRET,
+      encrypt: true,
+      context: () => context,
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw one K562 vial' });
+    const { runId, snapshot } = started.body;
+    expect(readSnapshotHeader(snapshot).encrypted).toBe(true);
+    expect(readSnapshotHeader(snapshot, { secret: SECRET }).runId).toBe(runId);
+    for (const hidden of ['Thaw one K562 vial', 'Which cell lines', context.badge, 'AskUserQuestion']) {
+      expect(snapshot).not.toContain(hidden);
+    }
+    const answered = await send(handler, 'POST', `/runs/${runId}/answer`, { ...multiAnswer, snapshot });
+    expect(readSnapshotHeader(answered.body.snapshot).encrypted).toBe(true);
+    const approved = await send(handler, 'POST', `/runs/${runId}/approve`, {
+      snapshot: answered.body.snapshot,
+    });
+    expect(approved.body.status).toBe('completed');
+    expect(thawed).toEqual([['K562']]);
+    const edited = `${answered.body.snapshot.slice(0, -10)}AAAA${answered.body.snapshot.slice(-6)}`;
+    expect((await send(handler, 'POST', `/runs/${runId}/approve`, { snapshot: edited })).status).toBe(403);
+  });
+
+  it('encrypts when the agent asks for it, and needs a secret to encrypt', async () => {
+    const base = inventoryAgent();
+    const agent = defineAgent({
+      ...base,
+      tools: [...base.tools],
+      snapshot: { secret: SECRET, encrypt: true },
+    });
+    const started = await send(createHandler({ agent }), 'POST', '/runs', { input: 'Thaw one' });
+    expect(readSnapshotHeader(started.body.snapshot).encrypted).toBe(true);
+    expect(() => createHandler({ agent: inventoryAgent(), encrypt: true })).toThrow(/needs `secret`/);
   });
 });

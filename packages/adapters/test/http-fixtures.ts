@@ -137,29 +137,57 @@ export interface SseEvent {
   data: any;
 }
 
-/** Reads a `text/event-stream` body, yielding events and (as `event: 'comment'`) comment lines. */
+/**
+ * Reads a `text/event-stream` body, yielding events and (as `event: 'comment'`) comment lines. A
+ * consumer that stops early (`break`, `return()`) cancels the stream, as a client going away does.
+ */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end = buffer.indexOf('\n\n');
-    while (end !== -1) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf('\n\n');
-      const fields: Record<string, string> = {};
-      for (const line of frame.split('\n')) {
-        if (line.startsWith(':')) yield { event: 'comment', data: line.slice(1).trim() };
-        const colon = line.indexOf(':');
-        if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
-      }
-      if (fields.data !== undefined) {
-        yield { event: fields.event ?? 'message', id: fields.id, data: JSON.parse(fields.data) };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end !== -1) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        end = buffer.indexOf('\n\n');
+        const fields: Record<string, string> = {};
+        for (const line of frame.split('\n')) {
+          if (line.startsWith(':')) yield { event: 'comment', data: line.slice(1).trim() };
+          const colon = line.indexOf(':');
+          if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+        }
+        if (fields.data !== undefined) {
+          yield { event: fields.event ?? 'message', id: fields.id, data: JSON.parse(fields.data) };
+        }
       }
     }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * Reads what a stream has queued right now, without waiting for more: the bytes a client that never
+ * read would have left in the server's memory. Cancels the stream unless it had ended.
+ */
+export async function queuedBytes(
+  body: ReadableStream<Uint8Array>,
+): Promise<{ bytes: number; ended: boolean }> {
+  const reader = body.getReader();
+  let bytes = 0;
+  for (;;) {
+    const idle = new Promise<null>((resolve) => setImmediate(() => resolve(null)));
+    const next = await Promise.race([reader.read(), idle]);
+    if (next === null) {
+      await reader.cancel();
+      return { bytes, ended: false };
+    }
+    if (next.done) return { bytes, ended: true };
+    bytes += next.value.byteLength;
   }
 }

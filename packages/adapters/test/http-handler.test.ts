@@ -214,6 +214,8 @@ describe('createHandler in store mode', () => {
       put: async () => {
         throw new Error('disk on fire');
       },
+      renew: async () => {},
+      listExpired: async () => [],
       delete: async () => {},
     };
     const handler = createHandler({ agent: inventoryAgent(), store: failing, onError });

@@ -168,3 +168,76 @@ describe('readEvents', () => {
     expect(await readdir(parent)).toEqual([]);
   });
 });
+
+describe('jsonlEventLog redact', () => {
+  it('masks the given fields before writing, wherever the path occurs, and leaves the event itself alone', async () => {
+    const { createSessions, defineAgent, defineTool, memoryStore } = await import('@turnkit/core');
+    const { scriptedModel } = await import('@turnkit/core/testing');
+    const { z } = await import('zod');
+    const enrol = defineTool({
+      name: 'enrol_donor',
+      description: 'Enrol a blood donor',
+      input: z.object({
+        name: z.string(),
+        ssn: z.string(),
+        contacts: z.array(z.object({ phone: z.string() })),
+      }),
+      needsApproval: true,
+      execute: () => 'enrolled',
+    });
+    const agent = defineAgent({
+      name: 'clinic',
+      instructions: 'Enrol donors.',
+      model: scriptedModel([
+        {
+          toolCalls: [
+            {
+              name: 'enrol_donor',
+              arguments: { name: 'Ada', ssn: '078-05-1120', contacts: [{ phone: '+1 555 0100' }] },
+            },
+          ],
+        },
+        'Enrolled.',
+      ]),
+      tools: [enrol],
+    });
+    const dir = await tempDir();
+    const log = jsonlEventLog(dir, { redact: ['payload.input.ssn', 'editedInput.ssn', 'contacts.*.phone'] });
+    const seen: AgentEvent[] = [];
+    const onEvent = (item: AgentEvent) => {
+      seen.push(item);
+      log.onEvent(item);
+    };
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const paused = await sessions.start('enrol Ada', { onEvent });
+    await sessions.approve(
+      paused.runId,
+      { editedInput: { name: 'Ada', ssn: '078-05-1121', contacts: [{ phone: '+1 555 0199' }] } },
+      { onEvent },
+    );
+    await log.flush();
+    const written = await readEvents(dir, paused.runId);
+    const text = JSON.stringify(written);
+    for (const secret of ['078-05-1120', '078-05-1121', '+1 555 0100', '+1 555 0199']) {
+      expect(text).not.toContain(secret);
+    }
+    const requested = written.find((item) => item.type === 'interaction_requested');
+    expect(requested).toMatchObject({
+      interaction: {
+        payload: { input: { name: 'Ada', ssn: '[redacted]', contacts: [{ phone: '[redacted]' }] } },
+      },
+    });
+    const resolved = written.find((item) => item.type === 'interaction_resolved');
+    expect(resolved).toMatchObject({ decision: 'approved', editedInput: { name: 'Ada', ssn: '[redacted]' } });
+    // The model's own tool call carries the input as a JSON string: masked there too.
+    const decided = written.find((item) => item.type === 'model_finished' && item.toolCalls === 1);
+    const call = decided?.type === 'model_finished' ? decided.message?.tool_calls?.[0] : undefined;
+    expect(JSON.parse(call?.function.arguments ?? 'null')).toEqual({
+      name: 'Ada',
+      ssn: '[redacted]',
+      contacts: [{ phone: '[redacted]' }],
+    });
+    // The events handed to other observers keep their values.
+    expect(JSON.stringify(seen)).toContain('078-05-1121');
+  });
+});

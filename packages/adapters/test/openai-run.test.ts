@@ -355,11 +355,23 @@ describe('failures on openAIModel', () => {
       serverError,
     ]);
 
-    const r1 = await runTurn(agent, { input: USER.content });
+    const reported: Error[] = [];
+    const r1 = await runTurn(
+      agent,
+      { input: USER.content },
+      { onError: (error) => reported.push(error as Error) },
+    );
     expect(r1.status).toBe('failed');
-    expect(r1.error?.code).toBe('MODEL_ERROR');
-    expect(r1.error?.message).toMatch(/500/);
-    expect(r1.error?.message).toMatch(/upstream exploded/);
+    expect(r1.error).toEqual({
+      code: 'MODEL_ERROR',
+      message: 'The model provider failed (500). Retry the turn later.',
+    });
+    // The provider's text and address go to onError only, never to the result, events or snapshot.
+    expect(reported.map((error) => error.message)).toEqual([expect.stringMatching(/500.*upstream exploded/)]);
+    for (const text of [r1.snapshot, JSON.stringify(r1.events), JSON.stringify(r1.error)]) {
+      expect(text).not.toContain('upstream exploded');
+      expect(text).not.toContain(chat.server.baseURL);
+    }
     expect(r1.snapshot).toEqual(expect.any(String));
     expect(r1.snapshot.length).toBeGreaterThan(0);
     expect(r1.events.at(-1)).toMatchObject({ type: 'turn_failed', error: { code: 'MODEL_ERROR' } });

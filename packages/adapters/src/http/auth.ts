@@ -1,11 +1,58 @@
 /**
- * Access control, checked before anything else: a request that fails it gets the same bare 401
- * whatever it asked for, so it learns nothing (not even whether a run exists).
+ * Access control. The bearer `token` is checked before anything else, so a request without it gets
+ * the same bare 401 whatever it asked for and learns nothing (not even whether a run exists). Your
+ * `authorize` is then asked about the named route the router matched (DESIGN §13): it sees exactly
+ * the route that will run, never a differently decoded path, and may name the caller (a principal)
+ * so that runs are bound to whoever created them.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { problemBody, problemResponse } from './problem.js';
 
-/** Decides whether a request may use the handler. */
-export type Authorize = (request: Request) => boolean | Promise<boolean>;
+/**
+ * Every route name `authorize` can be asked about: a closed list, so an app can switch over it.
+ * `input`, `sweep`, `aiSdk`, `agUi` and `mcp` name routes that later releases add.
+ */
+export const ROUTE_NAMES = [
+  'start',
+  'get',
+  'answer',
+  'approve',
+  'reject',
+  'cancel',
+  'input',
+  'message',
+  'retry',
+  'events',
+  'sweep',
+  'aiSdk',
+  'agUi',
+  'mcp',
+] as const;
+
+/** The name of a route (see {@link ROUTE_NAMES}). */
+export type RouteName = (typeof ROUTE_NAMES)[number];
+
+/** The route a request was matched to: its name and, on routes about one run, the run id. */
+export interface RouteInfo {
+  name: RouteName;
+  runId?: string;
+}
+
+/**
+ * What `authorize` answers: `true` lets the request in, `false` refuses it (401), and
+ * `{ principal }` lets it in as that caller. A principal binds the runs it starts: every later call
+ * about such a run must come from the same principal, else the run is not found (404).
+ */
+export type AuthorizeResult = boolean | { principal: string };
+
+/**
+ * Decides whether a request may use a route. A one-argument function `(request) => boolean` is
+ * still accepted: it simply ignores the route.
+ */
+export type Authorize = (request: Request, route: RouteInfo) => AuthorizeResult | Promise<AuthorizeResult>;
+
+/** The outcome of {@link authorizeRoute}. */
+export type Access = { allowed: false } | { allowed: true; principal?: string };
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -19,6 +66,13 @@ export function safeEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/** The one 401 every refused request gets, whatever it asked for. */
+export function unauthorizedResponse(): Response {
+  return problemResponse(problemBody('UNAUTHORIZED', 'Authentication is required.'), {
+    'www-authenticate': 'Bearer',
+  });
+}
+
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 export function bearerToken(request: Request): string | null {
   const header = request.headers.get('authorization');
@@ -27,31 +81,52 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1]! : null;
 }
 
+/** Whether the request carries the handler's bearer `token` (always true without one). */
+export function hasToken(request: Request, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const given = bearerToken(request);
+  // Compare even when the header is missing, so both paths take the same time.
+  const matches = safeEqual(given ?? '', token);
+  return given !== null && matches;
+}
+
 /**
- * Builds the access check from the handler's `token` and `authorize` options: with both, both must
- * pass; with neither, every request passes. An `authorize` that throws denies (and is reported).
+ * Asks `authorize` about one route. Without `authorize` every request is allowed. A callback that
+ * throws, or answers anything but `true`, `false` or `{ principal: <non-empty string> }`, denies;
+ * the throw or the malformed answer is reported to `onError`.
  */
-export function accessCheck(options: {
-  token?: string;
-  authorize?: Authorize;
-  onError: (error: unknown, request: Request) => void;
-}): (request: Request) => Promise<boolean> {
-  const { token, authorize, onError } = options;
-  return async (request) => {
-    if (token !== undefined) {
-      const given = bearerToken(request);
-      // Compare even when the header is missing, so both paths take the same time.
-      const matches = safeEqual(given ?? '', token);
-      if (given === null || !matches) return false;
-    }
-    if (authorize) {
-      try {
-        return (await authorize(request)) === true;
-      } catch (error) {
-        onError(error, request);
-        return false;
-      }
-    }
-    return true;
-  };
+export async function authorizeRoute(
+  authorize: Authorize | undefined,
+  request: Request,
+  route: RouteInfo,
+  onError: (error: unknown, request: Request) => void,
+): Promise<Access> {
+  if (!authorize) return { allowed: true };
+  let answer: unknown;
+  try {
+    answer = await authorize(request, route);
+  } catch (error) {
+    onError(error, request);
+    return { allowed: false };
+  }
+  if (answer === true) return { allowed: true };
+  if (answer === false) return { allowed: false };
+  const principal = (answer as { principal?: unknown } | null)?.principal;
+  if (typeof principal === 'string' && principal !== '') return { allowed: true, principal };
+  onError(
+    new TypeError(
+      `authorize must return true, false or { principal: <non-empty string> }, got ${describe(answer)}: the request was refused.`,
+    ),
+    request,
+  );
+  return { allowed: false };
+}
+
+function describe(value: unknown): string {
+  if (value === null || typeof value !== 'object') return String(value);
+  try {
+    return JSON.stringify(value).slice(0, 80);
+  } catch {
+    return 'an object';
+  }
 }

@@ -7,30 +7,43 @@ import {
   type Agent,
   createSessions,
   type ResponseInput,
+  type SessionOptions,
   type SnapshotStore,
+  type SweepOptions,
+  type SweepResult,
+  type TurnClaim,
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
 import type { HeldBody } from './schemas.js';
 
-/** A turn result, with the stored version in store mode. */
-export type BackendResult = TurnResult & { version?: number };
+/** A turn result, with the stored version in store mode (and the claim of a deferred turn). */
+export type BackendResult = TurnResult & { version?: number; claim?: TurnClaim };
+
+/** A call's options; `defer` (store mode, `Prefer: respond-async`) claims the turn without playing it. */
+export type BackendOptions = TurnOptions & Pick<SessionOptions, 'defer'>;
 
 /** The operations behind the routes. `held` carries the client's snapshot in client-held mode. */
 export interface RunBackend {
   /** True when the client holds the snapshot (no store). */
   readonly clientHeld: boolean;
-  start(input: string, context: unknown, options: TurnOptions): Promise<BackendResult>;
+  start(input: string, context: unknown, options: BackendOptions): Promise<BackendResult>;
   /** The run's current state; unknown run: `RUN_NOT_FOUND`. */
   get(runId: string, options: TurnOptions): Promise<BackendResult>;
   respond(
     runId: string,
     response: ResponseInput,
     held: HeldBody,
-    options: TurnOptions,
+    options: BackendOptions,
   ): Promise<BackendResult>;
-  send(runId: string, input: string, held: HeldBody, options: TurnOptions): Promise<BackendResult>;
-  retry(runId: string, held: HeldBody, options: TurnOptions): Promise<BackendResult>;
+  send(runId: string, input: string, held: HeldBody, options: BackendOptions): Promise<BackendResult>;
+  retry(runId: string, held: HeldBody, options: BackendOptions): Promise<BackendResult>;
+  /** Client-held mode: the token that opens the run's event stream (see `mayReadEvents`). */
+  eventsToken?(runId: string): string;
+  /** Whether `request` may read the run's events (client-held: it shows the run's events token). */
+  mayReadEvents(request: Request, runId: string): boolean;
+  /** Store mode: resolves every expired interaction the store lists (core's `sessions.sweep`). */
+  sweep?(options: SweepOptions): Promise<SweepResult>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
@@ -44,5 +57,8 @@ export function storeBackend(agent: Agent, store: SnapshotStore, leaseMs: number
     respond: (runId, response, _held, options) => sessions.respond(runId, [response], options),
     send: (runId, input, _held, options) => sessions.send(runId, input, options),
     retry: (runId, _held, options) => sessions.retry(runId, options),
+    // Reading a run's state first (its principal checked) guards its events.
+    mayReadEvents: () => true,
+    sweep: (options) => sessions.sweep(options),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Reading a JSON request body with a hard size limit. The limit is enforced while the bytes arrive
  * (a wrong or missing `Content-Length` changes nothing), and a body that is not JSON is a 400, never
- * a 500. A JSON media type is required on every POST, so a cross-site form cannot post here without
+ * a 500. A body stream that breaks (the client aborted its upload) is the client's doing: a 400,
+ * not a server fault, so it never reaches `onError` or the logs. A JSON media type is required on every POST, so a cross-site form cannot post here without
  * a CORS preflight (cookie-based `authorize` callbacks stay safe from CSRF).
  */
 import { HttpProblem } from './problem.js';
@@ -25,7 +26,16 @@ export async function readLimited(request: Request, maxBytes: number): Promise<U
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        'The request body could not be read to its end (the upload was interrupted). Send the request again.',
+      );
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

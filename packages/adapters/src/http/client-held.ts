@@ -1,24 +1,48 @@
 /**
- * Client-held mode: no store. Each response gives the client the run's signed snapshot, and the
- * next request about the run sends it back; the handler keeps nothing between requests. The
- * snapshot is HMAC-signed, so an edited one is refused (`SNAPSHOT_TAMPERED`) before anything runs.
+ * Client-held mode: no store. Each response gives the client the run's signed (or encrypted)
+ * snapshot, and the next request about the run sends it back; the handler keeps nothing between
+ * requests. The snapshot is authenticated, so an edited one is refused (`SNAPSHOT_TAMPERED`) before
+ * anything runs. Reading a run's events takes its `eventsToken` (an HMAC of the run id), never the
+ * bare run id.
  *
- * What signing does not prevent: a client may send an *older* snapshot of its own run again
- * (replay), and two requests with the same snapshot both continue it (no compare-and-set). Use
- * store mode when a run must never fork, and `ctx.idempotencyKey` in tools with side effects.
+ * What authentication does not prevent: a client may send an *older* snapshot of its own run again
+ * (replay), and two requests with the same snapshot both continue it (no compare-and-set). With
+ * `replay: 'reject'` each snapshot resumes at most once (see replay.ts); otherwise tools with side
+ * effects must deduplicate on `ctx.idempotencyKey`.
  */
-import { type Agent, defineAgent, readSnapshotHeader, respond, runTurn, TurnkitError } from '@turnkit/core';
+import { createHash, createHmac } from 'node:crypto';
+import {
+  type Agent,
+  defineAgent,
+  parseSnapshot,
+  readSnapshotHeader,
+  respond,
+  runTurn,
+  TurnkitError,
+  type TurnOptions,
+  type TurnResult,
+} from '@turnkit/core';
+import { safeEqual } from './auth.js';
 import type { RunBackend } from './backend.js';
 import { HttpProblem } from './problem.js';
+import type { ReplayStore } from './replay.js';
 import type { HeldBody } from './schemas.js';
 
 /** Shortest secret accepted when snapshots leave the server: forging one must stay out of reach. */
 export const MIN_SECRET_LENGTH = 32;
 
-/** The agent signing with `secret`: itself when it already does, else a copy with that secret. */
-export function withSecret(agent: Agent, secret: string | undefined): Agent {
-  if (secret === undefined || agent.snapshot?.secret === secret) return agent;
-  return defineAgent({ ...agent, tools: [...agent.tools], snapshot: { ...agent.snapshot, secret } });
+/** The header carrying a run's events token on `GET /runs/:id/events` (client-held mode). */
+export const EVENTS_TOKEN_HEADER = 'turnkit-events-token';
+
+/**
+ * The agent protecting its snapshots with `secret` (and encrypting them with `encrypt`): itself
+ * when it already does, else a copy with those keys.
+ */
+export function withKeys(agent: Agent, secret: string | undefined, encrypt: boolean): Agent {
+  const keys = agent.snapshot ?? {};
+  const wanted = { ...keys, ...(secret !== undefined ? { secret } : {}), ...(encrypt ? { encrypt } : {}) };
+  if (wanted.secret === keys.secret && wanted.encrypt === keys.encrypt) return agent;
+  return defineAgent({ ...agent, tools: [...agent.tools], snapshot: wanted });
 }
 
 /** Refuses to build a client-held handler whose snapshots could be edited or forged. */
@@ -32,8 +56,29 @@ export function assertSigning(agent: Agent): void {
   }
 }
 
+/** The token that opens a run's event stream: HMAC-SHA256(secret, "turnkit-events\0" + runId). */
+export function eventsToken(secret: string, runId: string): string {
+  return createHmac('sha256', secret).update(`turnkit-events\0${runId}`, 'utf8').digest('base64url');
+}
+
+/** Replay protection of a client-held backend. */
+export interface ReplayGuard {
+  store: ReplayStore;
+  /** How long a snapshot is remembered; older snapshots are refused. */
+  ttlMs: number;
+}
+
+/**
+ * Whether a failed resume stopped before anything ran: core throws only before it plays (an
+ * invalid answer, a run not waiting, another principal…), and the HTTP layer before calling core.
+ * Unknown failures keep the claim, on the safe side.
+ */
+function nothingRan(error: unknown): boolean {
+  return error instanceof HttpProblem || (TurnkitError.isInstance(error) && error.code !== 'MODEL_ERROR');
+}
+
 /** The backend of client-held mode; `agent` must sign its snapshots (see {@link assertSigning}). */
-export function clientHeldBackend(agent: Agent): RunBackend {
+export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBackend {
   const secret = agent.snapshot!.secret!;
 
   /**
@@ -52,6 +97,48 @@ export function clientHeldBackend(agent: Agent): RunBackend {
     return snapshot;
   }
 
+  /** Claims an authenticated snapshot once; refuses one already used or too old to be remembered. */
+  async function claim(guard: ReplayGuard, snapshot: string, now: Date): Promise<string> {
+    const age = now.getTime() - Date.parse(parseSnapshot(snapshot, { secret }).createdAt);
+    if (age > guard.ttlMs) {
+      throw new HttpProblem(
+        'CONFLICT',
+        `This snapshot is older than the handler's replayTtlMs (${guard.ttlMs} ms), so it can no longer be checked for replays and is refused: start a new run.`,
+      );
+    }
+    const key = createHash('sha256').update(snapshot, 'utf8').digest('hex');
+    if (!(await guard.store.claim(key, guard.ttlMs))) {
+      throw new HttpProblem(
+        'CONFLICT',
+        "This snapshot was already used to resume the run (the handler has replay: 'reject', so each snapshot resumes once): send the snapshot of the run's latest response.",
+      );
+    }
+    return key;
+  }
+
+  /** Resumes from the client's snapshot, at most once per snapshot with `replay`. */
+  async function resume(
+    runId: string,
+    held: HeldBody,
+    options: TurnOptions,
+    play: (snapshot: string) => Promise<TurnResult>,
+  ): Promise<TurnResult> {
+    const snapshot = heldSnapshot(runId, held);
+    if (!replay) return play(snapshot);
+    const key = await claim(replay, snapshot, options.now ?? new Date());
+    let result: TurnResult;
+    try {
+      result = await play(snapshot);
+    } catch (error) {
+      // The error is what the client must see, even if the release fails too.
+      if (nothingRan(error)) await replay.store.release(key).catch(() => {});
+      throw error;
+    }
+    // An unchanged snapshot (retrying a run that is waiting) may be sent again.
+    if (result.snapshot === snapshot) await replay.store.release(key);
+    return result;
+  }
+
   return {
     clientHeld: true,
     start: (input, context, options) =>
@@ -62,10 +149,17 @@ export function clientHeldBackend(agent: Agent): RunBackend {
         'This handler keeps no runs (client-held mode): the run state is the snapshot your client holds.',
       );
     },
-    respond: async (runId, response, held, options) =>
-      respond(agent, heldSnapshot(runId, held), [response], options),
-    send: async (runId, input, held, options) =>
-      runTurn(agent, { snapshot: heldSnapshot(runId, held), input }, options),
-    retry: async (runId, held, options) => runTurn(agent, { snapshot: heldSnapshot(runId, held) }, options),
+    respond: (runId, response, held, options) =>
+      resume(runId, held, options, (snapshot) => respond(agent, snapshot, [response], options)),
+    send: (runId, input, held, options) =>
+      resume(runId, held, options, (snapshot) => runTurn(agent, { snapshot, input }, options)),
+    retry: (runId, held, options) =>
+      resume(runId, held, options, (snapshot) => runTurn(agent, { snapshot }, options)),
+    eventsToken: (runId) => eventsToken(secret, runId),
+    mayReadEvents(request, runId) {
+      const given = request.headers.get(EVENTS_TOKEN_HEADER);
+      const matches = safeEqual(given ?? '', eventsToken(secret, runId));
+      return given !== null && matches;
+    },
   };
 }

@@ -1,32 +1,55 @@
 /**
  * `createHandler`: a TurnKit agent behind a Web-standard `(Request) => Promise<Response>`, so the
  * same handler runs on Node (`@hono/node-server`), Cloudflare Workers, Deno, Bun, Vercel or AWS
- * Lambda. Built on Hono: CORS (when asked) → access check → routes → problem details.
+ * Lambda. Built on Hono: CORS (when asked) → bearer token → route (by the raw path) → `authorize`
+ * about that route → the route → problem details.
  */
-import type { AgentEvent } from '@turnkit/core';
+import type { TurnOptions } from '@turnkit/core';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { accessCheck } from './auth.js';
+import { hasToken, unauthorizedResponse } from './auth.js';
 import { type RunBackend, storeBackend } from './backend.js';
-import { assertSigning, clientHeldBackend, withSecret } from './client-held.js';
+import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
 import { createEventHub } from './hub.js';
-import { checkOptions, type HandlerOptions } from './options.js';
+import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
 import { problemBody, problemResponse, toProblem } from './problem.js';
-import { registerRoutes } from './routes.js';
+import { MCP_HEADERS, mountProtocols } from './protocols.js';
+import { hubPublisher, type RequestOnEvent } from './publish.js';
+import { type HandlerEnv, registerRoutes } from './routes.js';
 import { bodySchemas } from './schemas.js';
-
-/** A Web-standard request handler. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+import { DEFAULT_MAX_QUEUED_BYTES } from './sse.js';
+import { registerSweep } from './sweep.js';
 
 const defaultOnError = (error: unknown) => console.error('[turnkit/http]', error);
+
+/**
+ * The request's path exactly as sent, percent-encoding untouched. Hono decodes the path before
+ * routing by default, so `/runs/ID/%61pprove` would reach the approve route; routing the raw path
+ * means an encoded letter in a fixed segment matches nothing. (`:id` values are still decoded.)
+ */
+function rawPath(request: Request): string {
+  const url = request.url;
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start === -1) return '/';
+  const query = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = Math.min(query === -1 ? url.length : query, hash === -1 ? url.length : hash);
+  return url.slice(start, end);
+}
 
 /**
  * Creates the HTTP handler of an agent.
  *
  * - **Store mode** (`store` given): runs live in the store; every request claims the run before it
  *   acts (core's `createSessions`), so concurrent requests can never both continue a run.
- * - **Client-held mode** (no `store`): each response carries the signed `snapshot`, which the client
- *   sends back in the next request's body. Needs a `secret` (≥ 32 characters); refused without one.
+ * - **Client-held mode** (no `store`): each response carries the signed (or, with `encrypt`,
+ *   encrypted) `snapshot`, which the client sends back in the next request's body, and the run's
+ *   `eventsToken` for its event stream. Needs a `secret` (≥ 32 characters); refused without one.
+ *   `replay: 'reject'` lets each snapshot resume once.
+ *
+ * Access: `token` first, then `authorize(request, { name, runId? })` about the matched route; a
+ * `{ principal }` it returns binds the runs that caller starts. Failed model calls reach clients
+ * only as their public message, and `onError` with the full error.
  *
  * Throws `TurnkitError` `CONFIG_INVALID` when the options cannot work.
  *
@@ -37,23 +60,30 @@ const defaultOnError = (error: unknown) => console.error('[turnkit/http]', error
  */
 export function createHandler(options: HandlerOptions): FetchHandler {
   const { basePath, maxBodyBytes } = checkOptions(options);
-  const agent = withSecret(options.agent, options.secret);
+  const agent = withKeys(options.agent, options.secret, options.encrypt === true);
   let backend: RunBackend;
   if (options.store) {
     backend = storeBackend(agent, options.store, options.leaseMs);
   } else {
     assertSigning(agent);
-    backend = clientHeldBackend(agent);
+    const replay =
+      options.replay === 'reject' && options.replayStore
+        ? { store: options.replayStore, ttlMs: options.replayTtlMs ?? DEFAULT_REPLAY_TTL_MS }
+        : undefined;
+    backend = clientHeldBackend(agent, replay);
   }
   const onError = options.onError ?? defaultOnError;
-  const hub = createEventHub();
-  const userOnEvent = options.onEvent;
-  const onEvent = (event: AgentEvent) => {
-    hub.publish(event.runId, { event: event.type, id: String(event.seq), data: event });
-    userOnEvent?.(event);
-  };
+  const hub = options.eventHub ?? createEventHub();
+  const messages = options.messages ?? true;
+  const publisher = hubPublisher(hub, {
+    userOnEvent: options.onEvent,
+    messages,
+    onError: (error) => onError(error, new Request('http://turnkit.invalid/events')),
+  });
+  const { onEvent, publishState } = publisher;
 
-  const app = basePath ? new Hono().basePath(basePath) : new Hono();
+  const root = new Hono<HandlerEnv>({ getPath: rawPath });
+  const app = basePath ? root.basePath(basePath) : root;
   if (options.cors) {
     const origins = options.cors.origins;
     app.use(
@@ -61,30 +91,61 @@ export function createHandler(options: HandlerOptions): FetchHandler {
       cors({
         origin: origins.includes('*') ? '*' : origins,
         allowMethods: ['GET', 'POST'],
-        allowHeaders: ['authorization', 'content-type', 'last-event-id'],
+        allowHeaders: [
+          'authorization',
+          'content-type',
+          'last-event-id',
+          EVENTS_TOKEN_HEADER,
+          ...(options.protocols?.mcp ? MCP_HEADERS : []),
+        ],
         exposeHeaders: ['location'],
         maxAge: options.cors.maxAgeSeconds ?? 600,
       }),
     );
   }
-  const allowed = accessCheck({ token: options.token, authorize: options.authorize, onError });
+  // Registered before the token check: a sweep is authenticated by its own token alone.
+  if (options.sweepToken && backend.sweep) {
+    const clock = options.now ? { now: options.now } : {};
+    registerSweep(app, options.sweepToken, backend.sweep, {
+      onEvent: publisher.forRequest,
+      onError,
+      onSettled: publishState,
+      ...clock,
+    });
+  }
+  const token = options.token;
   app.use('*', async (c, next) => {
-    if (!(await allowed(c.req.raw))) {
-      const body = problemBody('UNAUTHORIZED', 'Authentication is required.');
-      return problemResponse(body, { 'www-authenticate': 'Bearer' });
-    }
+    if (!hasToken(c.req.raw, token)) return unauthorizedResponse();
     await next();
   });
+  mountProtocols(app, options, { basePath, onEvent, onError, onSettled: publishState });
   registerRoutes(app, {
     backend,
+    authorize: options.authorize,
+    onError,
     schemas: bodySchemas(backend.clientHeld),
     hub,
+    publishState,
     basePath,
     maxBodyBytes,
     heartbeatMs: options.heartbeatMs ?? 15_000,
-    messages: options.messages ?? true,
+    maxQueuedBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    messages,
     context: options.context,
-    turnOptions: () => (options.now ? { onEvent, now: options.now() } : { onEvent }),
+    ...(options.queue ? { queue: options.queue } : {}),
+    turnOptions: (c) => {
+      const request = c.req.raw;
+      // The full error of a failed model call (provider text, base URL) goes to onError only:
+      // results, events and snapshots carry its public message.
+      const turn: TurnOptions & { onEvent: RequestOnEvent } = {
+        onEvent: publisher.forRequest(),
+        onError: (error, run) => onError(error, request, run),
+      };
+      if (options.now) turn.now = options.now();
+      const principal = c.get('principal');
+      if (principal !== undefined) turn.principal = principal;
+      return turn;
+    },
   });
   app.notFound((c) =>
     problemResponse(problemBody('NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`)),

@@ -3,12 +3,27 @@
  * runs, answers, approvals and live Server-Sent Events, with errors as RFC 9457 problem details.
  */
 
-export type { Authorize } from './auth.js';
+export type { Authorize, AuthorizeResult, RouteInfo, RouteName } from './auth.js';
+export { ROUTE_NAMES } from './auth.js';
 export { DEFAULT_MAX_BODY_BYTES } from './body.js';
-export { MIN_SECRET_LENGTH } from './client-held.js';
-export type { FetchHandler } from './handler.js';
+export { eventsToken, MIN_SECRET_LENGTH } from './client-held.js';
 export { createHandler } from './handler.js';
-export type { HandlerOptions } from './options.js';
+export type {
+  EventHub,
+  EventHubOptions,
+  HubListener,
+  HubMessage,
+  SubscribeOptions,
+  Subscription,
+  Unsubscribe,
+} from './hub.js';
+export { createEventHub } from './hub.js';
+export type { FetchHandler, HandlerOptions, ProtocolMounts } from './options.js';
+export { DEFAULT_REPLAY_TTL_MS } from './options.js';
 export type { HttpProblemCode, ProblemBody, ProblemCode } from './problem.js';
 export { PROBLEM_STATUS } from './problem.js';
+export type { RedisReplayClient, ReplayStore } from './replay.js';
+export { memoryReplayStore, redisReplayStore } from './replay.js';
+export { DEFAULT_MAX_QUEUED_BYTES } from './sse.js';
 export type { RunView } from './view.js';
+export { STATE_MESSAGES_MAX_CHARS } from './view.js';

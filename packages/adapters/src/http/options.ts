@@ -4,8 +4,27 @@
  * `TurnkitError` `CONFIG_INVALID`, never on the first request.
  */
 import { type Agent, type AgentEvent, type SnapshotStore, TurnkitError } from '@turnkit/core';
+import type { TurnQueue } from '../queue/types.js';
 import type { Authorize } from './auth.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
+import type { EventHub } from './hub.js';
+import type { ReplayStore } from './replay.js';
+
+/** Where each protocol is mounted, relative to the handler's `basePath` (e.g. `{ aiSdk: '/chat' }`). */
+export interface ProtocolMounts {
+  /** AI SDK 6 `useChat` (UI message stream): `POST <path>`, `GET <path>/:id`. */
+  aiSdk?: string;
+  /** AG-UI 1.0: `POST <path>` with a `RunAgentInput`, AG-UI events over SSE. */
+  agUi?: string;
+  /** MCP (Streamable HTTP, protocol 2026-07-28): the agent as one pausable MCP tool. */
+  mcp?: string;
+}
+
+/** A Web-standard request handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Default `replayTtlMs`: 30 days. */
+export const DEFAULT_REPLAY_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** Options of `createHandler`. */
 export interface HandlerOptions {
@@ -17,11 +36,49 @@ export interface HandlerOptions {
    * at least 32 characters; with a store it signs the snapshots at rest.
    */
   secret?: string;
+  /**
+   * Encrypt snapshots (AES-256-GCM, key derived from `secret`): a client holding one reads neither
+   * transcript nor context. Also on when the agent has `snapshot.encrypt`. Needs a secret.
+   */
+  encrypt?: boolean;
+  /**
+   * Client-held mode: whether a snapshot may resume its run more than once (default `'allow'`). With
+   * `'allow'`, a client can send an older snapshot of its run again and its tools run again: a tool
+   * with side effects must deduplicate on `ctx.idempotencyKey`. With `'reject'`, each snapshot
+   * resumes at most once (needs `replayStore`); a second use answers 409 `CONFLICT`.
+   */
+  replay?: 'allow' | 'reject';
+  /** With `replay: 'reject'`: where used snapshots are remembered (`memoryReplayStore()`, `redisReplayStore(client)`). */
+  replayStore?: ReplayStore;
+  /**
+   * With `replay: 'reject'`: how long a used snapshot is remembered (default 30 days); a snapshot
+   * older than this is refused (409), since a replay of it could no longer be recognised.
+   */
+  replayTtlMs?: number;
   /** Path prefix of every route, e.g. `/api/agent` (default: none). */
   basePath?: string;
-  /** Bearer token every request must carry (`Authorization: Bearer …`), compared in constant time. */
+  /**
+   * Bearer token every request must carry (`Authorization: Bearer …`), compared in constant time.
+   * A token with whitespace could never match and is refused when the handler is built.
+   */
   token?: string;
-  /** Your own access check (cookies, JWT…); with `token` too, both must pass. */
+  /**
+   * Store mode: enables `POST /sweep` (timeouts that fire, DESIGN §14), authenticated by
+   * `Authorization: Bearer <sweepToken>` alone — `token` and `authorize` are not consulted, so a
+   * cron job needs no user credentials. Without it the route does not exist.
+   */
+  sweepToken?: string;
+  /**
+   * Standard protocols mounted beside the routes, at these paths (relative to `basePath`), with the
+   * same store, token, `authorize`, CORS and limits: `{ aiSdk: '/chat', agUi: '/ag-ui', mcp: '/mcp' }`.
+   */
+  protocols?: ProtocolMounts;
+  /**
+   * Your own access check (cookies, JWT…), asked about each named route the router matched, after
+   * `token` (with both, both must pass). Return `{ principal }` to bind the runs a caller starts to
+   * that caller: a run started by one principal is not found (404) for any other. Unknown routes
+   * are answered 404 without asking it.
+   */
   authorize?: Authorize;
   /** CORS for browsers on other origins (off by default). `['*']` allows any origin. */
   cors?: { origins: string[]; maxAgeSeconds?: number };
@@ -35,11 +92,41 @@ export interface HandlerOptions {
   context?: (request: Request) => unknown | Promise<unknown>;
   /** Also receives every event of the turns this handler plays (e.g. `jsonlEventLog(dir).onEvent`). */
   onEvent?: (event: AgentEvent) => void;
-  /** Receives server faults (500s) and throwing `authorize` calls. Default: `console.error`. */
-  onError?: (error: unknown, request: Request) => void;
+  /**
+   * Receives what clients must never see: server faults (500s), throwing `authorize` calls, and
+   * the full error of a failed model call (the provider's text, base URL, model id; with `run`:
+   * `{ runId, agentPath }`) while responses, events and snapshots carry only its public message.
+   * Default: `console.error`.
+   */
+  onError?: (error: unknown, request: Request, run?: { runId: string; agentPath: string[] }) => void;
   /** Interval of SSE heartbeat comments (default 15 000 ms). */
   heartbeatMs?: number;
-  /** The clock for expiry and leases (default: the system clock). */
+  /**
+   * Most bytes queued for one SSE client and not yet read (default 8 MiB): a client that falls
+   * further behind is disconnected (it may reconnect).
+   */
+  maxQueuedBytes?: number;
+  /**
+   * Where turns publish their events and states for SSE streams, and where streams resume from
+   * `Last-Event-ID`. Default: an in-process hub (`createEventHub()`), which sees only the turns this
+   * process plays; behind a load balancer, give every instance `redisEventHub(client)` or
+   * `postgresEventHub(pool)` (from `@turnkit/adapters`) so a stream follows a run wherever it plays.
+   * The handler never closes it: call `eventHub.close()` on shutdown.
+   */
+  eventHub?: EventHub;
+  /**
+   * Background turns (DESIGN §17, store mode): a request with `Prefer: respond-async` to a route
+   * that plays a turn (`POST /runs`, `…/answer`, `…/approve`, `…/reject`, `…/cancel`, `…/input`,
+   * `…/messages`, `…/retry`) is answered `202` as soon as its turn is claimed and enqueued here
+   * (`Preference-Applied: respond-async`, `Location` the run); the run reads `running` until a
+   * worker (`createWorker`) has played it, and its event stream follows it. Without the header, or
+   * when the request changes nothing (a repeated answer), the route plays or answers as always.
+   */
+  queue?: TurnQueue;
+  /**
+   * The clock of each call (default: the system clock): interaction expiry and timestamps. Leases are
+   * judged by the store's own clock, never by this one.
+   */
   now?: () => Date;
 }
 
@@ -53,6 +140,58 @@ function positiveInteger(value: number | undefined, name: string): void {
   }
 }
 
+/** Checks `encrypt` and the replay options against the mode. */
+function checkProtection(options: HandlerOptions): void {
+  if (options.encrypt !== undefined && typeof options.encrypt !== 'boolean') {
+    throw invalid('`encrypt` must be true or false.');
+  }
+  if (options.encrypt && options.secret === undefined && !options.agent.snapshot?.secret) {
+    throw invalid(
+      "`encrypt: true` needs `secret` (or the agent's snapshot.secret): the key is derived from it.",
+    );
+  }
+  const { replay, replayStore } = options;
+  if (replay !== undefined && replay !== 'allow' && replay !== 'reject') {
+    throw invalid(`\`replay\` must be 'allow' or 'reject', got ${JSON.stringify(replay)}.`);
+  }
+  if (replay === 'reject' && options.store) {
+    throw invalid(
+      "`replay: 'reject'` is for client-held mode: with a `store`, every resume is a compare-and-set and a snapshot is never replayed. Leave `replay` out.",
+    );
+  }
+  if (replay === 'reject' && typeof replayStore?.claim !== 'function') {
+    throw invalid(
+      "`replay: 'reject'` needs a `replayStore` to remember used snapshots: memoryReplayStore() for one instance, redisReplayStore(client) for several.",
+    );
+  }
+  if (replayStore !== undefined && replay !== 'reject') {
+    throw invalid("`replayStore` is only used with `replay: 'reject'`: add it, or leave `replayStore` out.");
+  }
+}
+
+/** Mount paths must be plain, distinct, and clear of the handler's own routes. */
+function checkMounts(mounts: ProtocolMounts | undefined): void {
+  if (mounts === undefined) return;
+  const paths = Object.entries(mounts).filter(([, path]) => path !== undefined);
+  const seen = new Set<string>();
+  for (const [name, path] of paths) {
+    if (!['aiSdk', 'agUi', 'mcp'].includes(name))
+      throw invalid(`protocols.${name} is not a protocol TurnKit speaks (aiSdk, agUi, mcp).`);
+    if (typeof path !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) {
+      throw invalid(
+        `protocols.${name} must be a path such as "/chat" (letters, digits, . _ ~ -), got ${JSON.stringify(path)}.`,
+      );
+    }
+    if (path === '/runs' || path.startsWith('/runs/') || path === '/sweep') {
+      throw invalid(
+        `protocols.${name} (${path}) would hide the handler's own /runs or /sweep routes: choose another path.`,
+      );
+    }
+    if (seen.has(path)) throw invalid(`protocols: two protocols are mounted at ${path}.`);
+    seen.add(path);
+  }
+}
+
 /** Checks the options and returns the normalised base path ('' for none). */
 export function checkOptions(options: HandlerOptions): { basePath: string; maxBodyBytes: number } {
   if (!options || typeof options.agent?.name !== 'string') {
@@ -61,18 +200,49 @@ export function checkOptions(options: HandlerOptions): { basePath: string; maxBo
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) {
     throw invalid('`token` must be a non-empty string.');
   }
+  if (options.token !== undefined && /\s/.test(options.token)) {
+    throw invalid(
+      '`token` contains whitespace, so no `Authorization: Bearer` header could ever carry it: remove the whitespace (trim the value you read from the environment).',
+    );
+  }
+  if (options.sweepToken !== undefined) {
+    if (
+      typeof options.sweepToken !== 'string' ||
+      options.sweepToken.length < 16 ||
+      /\s/.test(options.sweepToken)
+    ) {
+      throw invalid('`sweepToken` must be a string of at least 16 characters without whitespace.');
+    }
+    if (!options.store) {
+      throw invalid('`sweepToken` needs a `store`: in client-held mode no server keeps the runs to sweep.');
+    }
+  }
+  if (options.queue !== undefined) {
+    if (typeof options.queue?.enqueue !== 'function') {
+      throw invalid('`queue` must be a turn queue such as bullmqQueue({ connection }) or memoryQueue().');
+    }
+    if (!options.store) {
+      throw invalid(
+        '`queue` needs a `store`: a background turn is claimed in the store and played from it by a worker.',
+      );
+    }
+  }
   if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret === '')) {
     throw invalid('`secret` must be a non-empty string.');
   }
   positiveInteger(options.maxBodyBytes, 'maxBodyBytes');
   positiveInteger(options.leaseMs, 'leaseMs');
   positiveInteger(options.heartbeatMs, 'heartbeatMs');
+  positiveInteger(options.maxQueuedBytes, 'maxQueuedBytes');
+  positiveInteger(options.replayTtlMs, 'replayTtlMs');
+  checkProtection(options);
   if (options.cors !== undefined) {
     const origins = options.cors.origins;
     if (!Array.isArray(origins) || origins.length === 0 || origins.some((o) => typeof o !== 'string')) {
       throw invalid('`cors.origins` must be a non-empty list of origins such as "https://app.example".');
     }
   }
+  checkMounts(options.protocols);
   let basePath = options.basePath ?? '';
   if (basePath !== '' && !basePath.startsWith('/')) {
     throw invalid(`basePath must start with "/", got ${JSON.stringify(basePath)}.`);

@@ -3,7 +3,13 @@
  * error code, and every code the HTTP layer adds, to a status; nothing else decides a status. A
  * response never carries a stack trace: unknown failures become a generic 500 and go to `onError`.
  */
-import { type AnswerError, type AnswerIssue, TurnkitError, type TurnkitErrorCode } from '@turnkit/core';
+import {
+  type AnswerError,
+  type AnswerIssue,
+  type ModelError,
+  TurnkitError,
+  type TurnkitErrorCode,
+} from '@turnkit/core';
 
 /** Codes the HTTP layer adds to TurnKit's own. */
 export type HttpProblemCode =
@@ -130,7 +136,10 @@ export function toProblem(error: unknown, fromStore: boolean): { body: ProblemBo
       return { body: problemBody('INTERNAL', GENERIC_500), report: true };
     }
     if (code === 'MODEL_ERROR') {
-      return { body: problemBody(code, 'The model call failed. Try again later.'), report: true };
+      // The provider's text stays with onError; the client reads the public message.
+      const detail =
+        (error as Partial<ModelError>).publicMessage ?? 'The model call failed. Try again later.';
+      return { body: problemBody(code, detail), report: true };
     }
     const issues = (error as Partial<AnswerError>).issues;
     return { body: problemBody(code, error.message, Array.isArray(issues) ? { issues } : {}), report: false };

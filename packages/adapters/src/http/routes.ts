@@ -1,46 +1,88 @@
 /**
  * The routes, relative to the handler's base path:
- * `POST /runs`, `GET /runs/:id`, `POST /runs/:id/{answer,approve,reject,cancel,messages,retry}` and
- * `GET /runs/:id/events` (SSE). Each one validates its body, calls the backend, publishes what
- * happened to the event hub, and answers with the run's view.
+ * `POST /runs`, `GET /runs/:id`, `POST /runs/:id/{answer,approve,reject,cancel,input,messages,retry}`
+ * and `GET /runs/:id/events` (SSE, resumable with `Last-Event-ID`); `POST /sweep` is registered by
+ * the handler (see handler.ts). Each one is registered with its name from the closed list of
+ * {@link RouteName}s and a guard that asks `authorize` about that very route before the handler
+ * runs; then it validates its body, calls the backend, publishes what happened to the event hub
+ * (waiting until the hub stored it, so a stream on any process can see it), and answers with the
+ * run's view.
  */
 import type { ResponseInput, TurnOptions } from '@turnkit/core';
-import type { Context, Hono } from 'hono';
-import type { BackendResult, RunBackend } from './backend.js';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { TurnQueue } from '../queue/types.js';
+import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
+import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
-import type { EventHub } from './hub.js';
+import { type EventHub, parseSeq } from './hub.js';
 import { HttpProblem } from './problem.js';
+import { type RequestOnEvent, stateMessage } from './publish.js';
 import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
 import { sseResponse } from './sse.js';
 import { expiredResolution, toView } from './view.js';
 
+/** The handler's Hono environment: the principal `authorize` named, if any. */
+export type HandlerEnv = { Variables: { principal: string | undefined } };
+
 /** What the routes need from the handler. */
 export interface RouteDeps {
   backend: RunBackend;
+  authorize?: Authorize;
+  onError(error: unknown, request: Request): void;
   schemas: BodySchemas;
   hub: EventHub;
+  /** Publishes a turn's state to the hub; resolves once stored. */
+  publishState(result: BackendResult): Promise<void>;
   basePath: string;
   maxBodyBytes: number;
   heartbeatMs: number;
+  maxQueuedBytes: number;
   messages: boolean;
   context?: (request: Request) => unknown | Promise<unknown>;
-  /** Fresh options for one call: the hub-publishing `onEvent` and the clock. */
-  turnOptions(): TurnOptions;
+  /** Background turns: where `Prefer: respond-async` requests enqueue their claimed turn. */
+  queue?: TurnQueue;
+  /** Fresh options for one call: the hub-publishing `onEvent`, `onError`, the clock, the principal. */
+  turnOptions(c: Context<HandlerEnv>): TurnOptions & { onEvent: RequestOnEvent };
+}
+
+/** Whether a `Prefer` header (RFC 7240) holds the `respond-async` preference. */
+export function prefersRespondAsync(prefer: string | undefined): boolean {
+  if (prefer === undefined) return false;
+  return prefer
+    .split(',')
+    .some((preference) => preference.split(';')[0]!.trim().toLowerCase() === 'respond-async');
 }
 
 /** Run ids core makes are `run_` + 22 base64url characters; anything unusable is an unknown run. */
 const RUN_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
-type ResponseType = ResponseInput['type'];
+type ResponseType = Extract<ResponseInput['type'], 'answer' | 'approve' | 'reject' | 'cancel' | 'input'>;
 
 /** Registers every route on `app`. */
-export function registerRoutes(app: Hono, deps: RouteDeps): void {
+export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
   const { backend, hub } = deps;
 
-  const view = (result: BackendResult, snapshot: boolean) =>
-    toView(result, { messages: deps.messages, snapshot });
+  /** Asks `authorize` about the route `name` (with the run id the router extracted), then goes on. */
+  const guard =
+    (name: RouteName): MiddlewareHandler<HandlerEnv> =>
+    async (c, next) => {
+      const runId = c.req.param('id');
+      const route = runId === undefined ? { name } : { name, runId };
+      const access = await authorizeRoute(deps.authorize, c.req.raw, route, deps.onError);
+      if (!access.allowed) return unauthorizedResponse();
+      c.set('principal', access.principal);
+      await next();
+    };
 
-  function runIdOf(c: Context): string {
+  /** The view a client gets; in client-held mode with its snapshot and events token. */
+  const view = (result: BackendResult) =>
+    toView(result, {
+      messages: deps.messages,
+      snapshot: backend.clientHeld,
+      ...(backend.eventsToken ? { eventsToken: backend.eventsToken(result.runId) } : {}),
+    });
+
+  function runIdOf(c: Context<HandlerEnv>): string {
     const runId = c.req.param('id') ?? '';
     if (!RUN_ID.test(runId)) {
       throw new HttpProblem('RUN_NOT_FOUND', `No run with id ${JSON.stringify(runId.slice(0, 80))}.`);
@@ -48,69 +90,142 @@ export function registerRoutes(app: Hono, deps: RouteDeps): void {
     return runId;
   }
 
-  /** Tells the run's event streams the new state (never with a snapshot), then answers the request. */
-  function settled(c: Context, result: BackendResult, status: 200 | 201 = 200): Response {
-    hub.publish(result.runId, { event: 'state', data: view(result, false) });
-    return c.json(view(result, backend.clientHeld), status);
+  /** The seq of a reconnecting stream's `Last-Event-ID` (an id this handler sent), if any. */
+  function lastEventIdOf(c: Context<HandlerEnv>): number | undefined {
+    const header = c.req.header('last-event-id');
+    if (header === undefined || header === '') return undefined;
+    const seq = parseSeq(header);
+    if (seq === null) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        `Last-Event-ID must be the id of an event of this stream (a seq such as "12"), got ${JSON.stringify(header.slice(0, 40))}.`,
+      );
+    }
+    return seq;
   }
 
-  const body = async (c: Context) => readJson(c.req.raw, deps.maxBodyBytes);
+  /** Publishes the new state, then answers the request. */
+  async function settled(
+    c: Context<HandlerEnv>,
+    result: BackendResult,
+    status: 200 | 201 = 200,
+  ): Promise<Response> {
+    await deps.publishState(result);
+    return c.json(view(result), status);
+  }
 
-  app.post('/runs', async (c) => {
+  /**
+   * Plays the request's turn, or with `Prefer: respond-async` (and a queue) claims it and leaves
+   * it for a worker: `call` gets the options; `answer` makes the response of a played turn.
+   */
+  async function playOrDefer(
+    c: Context<HandlerEnv>,
+    call: (options: BackendOptions) => Promise<BackendResult>,
+    answer: (result: BackendResult) => Promise<Response>,
+  ): Promise<Response> {
+    const turn = deps.turnOptions(c);
+    const defer = deps.queue !== undefined && prefersRespondAsync(c.req.header('prefer'));
+    const result = await call(defer ? { ...turn, defer: true } : turn);
+    if (!result.claim) return answer(result);
+    // Claimed, nothing played: enqueue first, so an answer never promises a turn nobody will play.
+    await deps.queue!.enqueue(result.claim);
+    turn.onEvent.release();
+    await deps.publishState(result);
+    c.header('preference-applied', 'respond-async');
+    c.header('location', `${deps.basePath}/runs/${result.runId}`);
+    return c.json(view(result), 202);
+  }
+
+  const body = async (c: Context<HandlerEnv>) => readJson(c.req.raw, deps.maxBodyBytes);
+
+  app.post('/runs', guard('start'), async (c) => {
     const { input } = parseBody(deps.schemas.start, await body(c));
     const context = deps.context ? await deps.context(c.req.raw) : undefined;
-    const result = await backend.start(input, context, deps.turnOptions());
-    if (backend.clientHeld) return settled(c, result);
-    c.header('location', `${deps.basePath}/runs/${result.runId}`);
-    return settled(c, result, 201);
+    return playOrDefer(
+      c,
+      (options) => backend.start(input, context, options),
+      (result) => {
+        if (backend.clientHeld) return settled(c, result);
+        c.header('location', `${deps.basePath}/runs/${result.runId}`);
+        return settled(c, result, 201);
+      },
+    );
   });
 
-  app.get('/runs/:id', async (c) => {
-    const result = await backend.get(runIdOf(c), deps.turnOptions());
-    return c.json(view(result, false));
+  app.get('/runs/:id', guard('get'), async (c) => {
+    const result = await backend.get(runIdOf(c), deps.turnOptions(c));
+    return c.json(view(result));
   });
 
-  const respondRoute = (type: ResponseType) => async (c: Context) => {
+  const respondRoute = (type: ResponseType) => async (c: Context<HandlerEnv>) => {
     const runId = runIdOf(c);
     const { snapshot, ...fields } = parseBody(deps.schemas[type], await body(c)) as HeldBody &
       Record<string, unknown>;
     const response = { ...fields, type } as ResponseInput;
-    const result = await backend.respond(runId, response, { snapshot }, deps.turnOptions());
-    const expired = expiredResolution(result.events);
-    if (expired !== null) {
-      hub.publish(result.runId, { event: 'state', data: view(result, false) });
-      throw new HttpProblem(
-        'INTERACTION_EXPIRED',
-        `Interaction ${expired} expired before this response arrived, so the response was not used: the interaction was resolved as timed out and the run went on. Its new state is in \`run\`.`,
-        { run: view(result, backend.clientHeld) },
-      );
-    }
-    return settled(c, result);
+    return playOrDefer(
+      c,
+      (options) => backend.respond(runId, response, { snapshot }, options),
+      async (result) => {
+        const expired = expiredResolution(result.events);
+        if (expired !== null) {
+          await deps.publishState(result);
+          throw new HttpProblem(
+            'INTERACTION_EXPIRED',
+            `Interaction ${expired} expired before this response arrived, so the response was not used: the interaction was resolved as timed out and the run went on. Its new state is in \`run\`.`,
+            { run: view(result) },
+          );
+        }
+        return settled(c, result);
+      },
+    );
   };
-  app.post('/runs/:id/answer', respondRoute('answer'));
-  app.post('/runs/:id/approve', respondRoute('approve'));
-  app.post('/runs/:id/reject', respondRoute('reject'));
-  app.post('/runs/:id/cancel', respondRoute('cancel'));
+  app.post('/runs/:id/answer', guard('answer'), respondRoute('answer'));
+  app.post('/runs/:id/approve', guard('approve'), respondRoute('approve'));
+  app.post('/runs/:id/reject', guard('reject'), respondRoute('reject'));
+  app.post('/runs/:id/cancel', guard('cancel'), respondRoute('cancel'));
+  app.post('/runs/:id/input', guard('input'), respondRoute('input'));
 
-  app.post('/runs/:id/messages', async (c) => {
+  app.post('/runs/:id/messages', guard('message'), async (c) => {
     const runId = runIdOf(c);
     const { input, snapshot } = parseBody(deps.schemas.messages, await body(c)) as HeldBody & {
       input: string;
     };
-    return settled(c, await backend.send(runId, input, { snapshot }, deps.turnOptions()));
+    return playOrDefer(
+      c,
+      (options) => backend.send(runId, input, { snapshot }, options),
+      (result) => settled(c, result),
+    );
   });
 
-  app.post('/runs/:id/retry', async (c) => {
+  app.post('/runs/:id/retry', guard('retry'), async (c) => {
     const runId = runIdOf(c);
     const held = parseBody(deps.schemas.retry, await body(c)) as HeldBody;
-    return settled(c, await backend.retry(runId, held, deps.turnOptions()));
+    return playOrDefer(
+      c,
+      (options) => backend.retry(runId, held, options),
+      (result) => settled(c, result),
+    );
   });
 
-  app.get('/runs/:id/events', async (c) => {
+  app.get('/runs/:id/events', guard('events'), async (c) => {
     const runId = runIdOf(c);
+    if (!backend.mayReadEvents(c.req.raw, runId)) {
+      throw new HttpProblem(
+        'RUN_NOT_FOUND',
+        `No event stream for run ${runId}: send the run's \`eventsToken\` (from any response about it) in the TurnKit-Events-Token header.`,
+      );
+    }
+    const lastEventId = lastEventIdOf(c);
     const initial = backend.clientHeld
       ? { event: 'ready', data: { runId } }
-      : { event: 'state', data: view(await backend.get(runId, deps.turnOptions()), false) };
-    return sseResponse(c.req.raw, { hub, runId, initial, heartbeatMs: deps.heartbeatMs });
+      : stateMessage(await backend.get(runId, deps.turnOptions(c)), deps.messages);
+    return sseResponse(c.req.raw, {
+      hub,
+      runId,
+      initial,
+      ...(lastEventId !== undefined ? { lastEventId } : {}),
+      heartbeatMs: deps.heartbeatMs,
+      maxQueuedBytes: deps.maxQueuedBytes,
+    });
   });
 }

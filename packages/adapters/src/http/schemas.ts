@@ -41,6 +41,11 @@ export function bodySchemas(clientHeld: boolean) {
     }),
     reject: z.strictObject({ id: interactionId, rationale: note, ...held }),
     cancel: z.strictObject({ id: interactionId, reason: note, ...held }),
+    input: z.strictObject({
+      id: interactionId,
+      value: z.unknown().refine((value) => value !== undefined, 'the form value is required'),
+      ...held,
+    }),
     messages: z.strictObject({ input: z.string().min(1), ...held }),
     retry: z.strictObject({ ...held }),
   };

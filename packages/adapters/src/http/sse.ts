@@ -1,13 +1,38 @@
 /**
  * `GET /runs/:id/events` as Server-Sent Events: a first message with the run's current state, then
  * the live events of the run from the {@link EventHub}, with a comment line every `heartbeatMs` so
- * proxies keep the connection open. The subscription and the timer end when the client goes away
- * (the stream is cancelled or the request aborted), or when a client reads too slowly.
+ * proxies keep the connection open.
+ *
+ * Resumption: a stream that reconnects with `Last-Event-ID: <seq>` gets, instead of the current
+ * state, every message the hub still holds after that event, then live ones. When the hub no
+ * longer holds that event (its retention dropped it), the stream starts with the current state
+ * instead, if it is at least as far as the client got, and goes on from there. Each stream drops
+ * any message whose place in the run is not after the last one it sent, so no event is sent twice.
+ *
+ * Lifecycle: a `HEAD` request gets the headers and nothing else (no subscription, no timer). A
+ * stream that ends for any reason (the client cancels or goes away, the request is aborted, the
+ * runtime errors the stream, the hub is closed, or the client falls behind) removes its listener
+ * and its timer. A client falls behind when the bytes queued for it and not yet read would pass
+ * `maxQueuedBytes`: its stream is closed, and it may reconnect. Each message is encoded once,
+ * whatever the number of streams it goes to, so slow clients of one run share the same bytes.
  */
-import type { EventHub, HubMessage } from './hub.js';
+import {
+  type EventHub,
+  eventPosition,
+  type HubMessage,
+  parseSeq,
+  positionOf,
+  type Subscription,
+  type Unsubscribe,
+} from './hub.js';
 
-/** Most messages queued for one slow client before its stream is closed (it can reconnect). */
-const MAX_QUEUED = 1000;
+/** Default `maxQueuedBytes`: 8 MiB per stream. */
+export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
+const encoder = new TextEncoder();
+const encodedMessages = new WeakMap<HubMessage, Uint8Array>();
+const PING = encoder.encode(': ping\n\n');
+const RETRY = encoder.encode('retry: 2000\n\n');
 
 /** Encodes one message in the SSE wire format (the JSON `data` is always a single line). */
 export function formatSse(message: HubMessage): string {
@@ -15,67 +40,141 @@ export function formatSse(message: HubMessage): string {
   return `event: ${message.event}\n${id}data: ${JSON.stringify(message.data)}\n\n`;
 }
 
+/** The wire bytes of a message, encoded once however many streams send it. */
+function encoded(message: HubMessage): Uint8Array {
+  let bytes = encodedMessages.get(message);
+  if (!bytes) {
+    bytes = encoder.encode(formatSse(message));
+    encodedMessages.set(message, bytes);
+  }
+  return bytes;
+}
+
 /** Options of {@link sseResponse}. */
 export interface SseOptions {
   hub: EventHub;
   runId: string;
-  /** The first message, sent on connect. */
+  /**
+   * What a new stream starts with: the run's current `state` (its id the run's seq), or a message
+   * without id (client-held mode's `ready`), which every stream starts with.
+   */
   initial: HubMessage;
+  /** The seq of the request's `Last-Event-ID` header, when the client is reconnecting. */
+  lastEventId?: number;
   heartbeatMs: number;
+  /** Most bytes queued and unread before the stream is cut off. */
+  maxQueuedBytes: number;
   headers?: Record<string, string>;
 }
 
-/** A streaming `text/event-stream` response for one run. */
+/** A streaming `text/event-stream` response for one run (headers only for `HEAD`). */
 export function sseResponse(request: Request, options: SseOptions): Response {
-  const encoder = new TextEncoder();
-  let cleanup = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      const write = (text: string) => {
+  const headers = {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-store',
+    'x-accel-buffering': 'no',
+    ...options.headers,
+  };
+  if (request.method === 'HEAD') return new Response(null, { status: 200, headers });
+  let end = () => {};
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let open = true;
+        let unsubscribe: Unsubscribe | undefined;
+        let timer: ReturnType<typeof setInterval> | undefined;
+        const onAbort = () => end();
+        end = () => {
+          if (!open) return;
+          open = false;
+          unsubscribe?.();
+          clearInterval(timer);
+          request.signal.removeEventListener('abort', onAbort);
+          try {
+            controller.close();
+          } catch {
+            // Already closed, cancelled or errored.
+          }
+        };
+        const write = (bytes: Uint8Array) => {
+          if (!open) return;
+          // desiredSize is maxQueuedBytes minus the bytes queued: this write would pass the cap.
+          if ((controller.desiredSize ?? 0) < bytes.byteLength) return end();
+          try {
+            controller.enqueue(bytes);
+          } catch {
+            end();
+          }
+        };
+        if (request.signal.aborted) return end();
+        request.signal.addEventListener('abort', onAbort);
+
+        const { initial, lastEventId } = options;
+        const initialPosition = positionOf(initial);
+        /** The place of the last message sent: nothing at or before it is sent again. */
+        let sent = lastEventId === undefined ? -1 : eventPosition(lastEventId);
+        const forward = (message: HubMessage) => {
+          const position = positionOf(message);
+          if (position !== null) {
+            if (position <= sent) return;
+            sent = position;
+          }
+          write(encoded(message));
+        };
+        write(RETRY);
+        if (lastEventId === undefined || initialPosition === null) forward(initial);
         if (!open) return;
-        if ((controller.desiredSize ?? 0) < -MAX_QUEUED) {
-          close();
-          return;
-        }
-        controller.enqueue(encoder.encode(text));
-      };
-      const unsubscribe = options.hub.subscribe(options.runId, (message) => write(formatSse(message)));
-      const timer = setInterval(() => write(': ping\n\n'), options.heartbeatMs);
-      // The open connection keeps a server alive; the timer alone must not keep a process alive.
-      (timer as { unref?: () => void }).unref?.();
-      const onAbort = () => close();
-      cleanup = () => {
-        if (!open) return;
-        open = false;
-        unsubscribe();
-        clearInterval(timer);
-        request.signal.removeEventListener('abort', onAbort);
-      };
-      function close() {
-        if (!open) return;
-        cleanup();
+
+        // Until the subscription is known, messages wait here (by bytes, like the queue), so the
+        // current state can still go first when the hub cannot resume.
+        let waiting: HubMessage[] | null = [];
+        let waitingBytes = 0;
+        const listener = (message: HubMessage) => {
+          if (!open) return;
+          if (waiting === null) return forward(message);
+          waiting.push(message);
+          waitingBytes += encoded(message).byteLength;
+          if (waitingBytes > (controller.desiredSize ?? 0)) end();
+        };
+        const begin = (subscription: Subscription) => {
+          if (!open) return subscription.unsubscribe();
+          unsubscribe = subscription.unsubscribe;
+          const stateSeq = parseSeq(initial.id);
+          if (
+            lastEventId !== undefined &&
+            !subscription.resumed &&
+            stateSeq !== null &&
+            stateSeq >= lastEventId
+          ) {
+            forward(initial);
+          }
+          const queued = waiting ?? [];
+          waiting = null;
+          for (const message of queued) forward(message);
+        };
+        const after = lastEventId ?? parseSeq(initial.id) ?? undefined;
+        let subscribed: Subscription | Promise<Subscription>;
         try {
-          controller.close();
+          subscribed = options.hub.subscribe(
+            options.runId,
+            listener,
+            after === undefined ? { onEnd: end } : { after, onEnd: end },
+          );
         } catch {
-          // Already closed or errored by the runtime.
+          return end();
         }
-      }
-      request.signal.addEventListener('abort', onAbort);
-      if (request.signal.aborted) return close();
-      write(`retry: 2000\n\n${formatSse(options.initial)}`);
+        if ('then' in subscribed) subscribed.then(begin, () => end());
+        else begin(subscribed);
+        if (!open) return;
+        timer = setInterval(() => write(PING), options.heartbeatMs);
+        // The open connection keeps a server alive; the timer alone must not keep a process alive.
+        (timer as { unref?: () => void }).unref?.();
+      },
+      cancel() {
+        end();
+      },
     },
-    cancel() {
-      cleanup();
-    },
-  });
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-store',
-      'x-accel-buffering': 'no',
-      ...options.headers,
-    },
-  });
+    { highWaterMark: options.maxQueuedBytes, size: (chunk) => chunk.byteLength },
+  );
+  return new Response(stream, { status: 200, headers });
 }

@@ -2,6 +2,8 @@
  * What a run looks like over HTTP: the turn result without its per-call internals. `messages` (the
  * whole transcript) is included unless the handler is built with `messages: false`; `snapshot`
  * only in client-held mode, where the client must send it back; `version` only in store mode.
+ * The `state` events of the SSE stream carry a bounded view: the transcript only while it is short,
+ * so a long conversation is not sent again in full to every subscriber after every turn.
  */
 import type {
   AgentEvent,
@@ -23,8 +25,13 @@ export interface RunView {
   output: string | null;
   /** Why the turn failed (e.g. `MODEL_ERROR`), else null. */
   error: { code: string; message: string } | null;
-  /** The transcript (no system message); absent when the handler has `messages: false`. */
+  /**
+   * The transcript (no system message); absent when the handler has `messages: false`, and in
+   * `state` events once it is longer than {@link STATE_MESSAGES_MAX_CHARS} characters of JSON.
+   */
   messages?: ChatMessage[];
+  /** `state` events only: how many messages the transcript holds (read them with `GET /runs/:id`). */
+  messageCount?: number;
   /** Work done by this request. */
   usage: TurnUsage;
   /**
@@ -36,12 +43,17 @@ export interface RunView {
   version?: number;
   /** Client-held mode: the signed snapshot to send back with the next request about this run. */
   snapshot?: string;
+  /**
+   * Client-held mode: send it as the `TurnKit-Events-Token` header of `GET /runs/:id/events` to
+   * read the run's live events. It is the same for every response about the run.
+   */
+  eventsToken?: string;
 }
 
 /** Builds the view of a result. */
 export function toView(
   result: TurnResult & { version?: number },
-  options: { messages: boolean; snapshot: boolean },
+  options: { messages: boolean; snapshot: boolean; eventsToken?: string },
 ): RunView {
   const view: RunView = {
     runId: result.runId,
@@ -56,6 +68,23 @@ export function toView(
   if (options.messages) view.messages = result.messages;
   if (result.version !== undefined) view.version = result.version;
   if (options.snapshot) view.snapshot = result.snapshot;
+  if (options.eventsToken !== undefined) view.eventsToken = options.eventsToken;
+  return view;
+}
+
+/** Longest transcript, in characters of JSON, that a `state` event still carries (64 Ki). */
+export const STATE_MESSAGES_MAX_CHARS = 64 * 1024;
+
+/**
+ * The view sent in `state` events: no snapshot, and the transcript only while it is short (plus
+ * `messageCount` always), so its size does not grow with the conversation.
+ */
+export function stateView(result: TurnResult & { version?: number }, messages: boolean): RunView {
+  const view = toView(result, { messages: false, snapshot: false });
+  view.messageCount = result.messages.length;
+  if (messages && JSON.stringify(result.messages).length <= STATE_MESSAGES_MAX_CHARS) {
+    view.messages = result.messages;
+  }
   return view;
 }
 

@@ -1,0 +1,162 @@
+/**
+ * `createHandler({ protocols: { aiSdk, agUi, mcp } })` (DESIGN §15): the three protocols mounted
+ * beside the handler's routes, behind the same token, `authorize` (with the protocol's route name)
+ * and store — a chat id, a thread id and a run id name the same run — each driven by its real
+ * client: AI SDK's `AbstractChat`, AG-UI's `HttpAgent`, the MCP SDK's `Client`.
+ */
+import { buildResumeArray } from '@ag-ui/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { memoryStore } from '@turnkit/core';
+import * as ai from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { turnkitSendAutomaticallyWhen } from '../src/ai-sdk/client.js';
+import { createEventHub, createHandler, type RouteInfo } from '../src/http/index.js';
+import { client as agUiClient } from './helpers/ag-ui-fixtures.js';
+import { answer, decide, makeChat, partByType, say, serveChat, turnkitOf } from './helpers/ai-sdk-chat.js';
+import { type Elicitation, person } from './helpers/mcp-clients.js';
+import { inventoryAgent, type Listening, listen, send } from './http-fixtures.js';
+
+const TOKEN = 'mount-token-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const servers: Listening[] = [];
+
+const opened: Client[] = [];
+
+afterEach(async () => {
+  await Promise.allSettled(opened.splice(0).map((client) => client.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+function mounted(thawed: string[][], routes: RouteInfo[] = []) {
+  const hub = createEventHub();
+  const handler = createHandler({
+    agent: inventoryAgent({ thawed }),
+    store: memoryStore(),
+    basePath: '/api',
+    token: TOKEN,
+    authorize: (_request, route) => {
+      routes.push(route);
+      return { principal: 'user:ada' };
+    },
+    eventHub: hub,
+    protocols: { aiSdk: '/chat', agUi: '/ag-ui', mcp: '/mcp' },
+  });
+  return { handler, hub };
+}
+
+describe('createHandler protocols', () => {
+  it('serves useChat at /chat: question → approval → completed, the run readable at /runs/:id', async () => {
+    const thawed: string[][] = [];
+    const routes: RouteInfo[] = [];
+    const { handler } = mounted(thawed, routes);
+    const server = await serveChat(handler);
+    servers.push(server);
+    const chat = makeChat(ai, {
+      api: `${server.url}/api/chat`,
+      id: 'chat_1',
+      headers: auth,
+      sendAutomaticallyWhen: turnkitSendAutomaticallyWhen,
+    });
+    await say(chat, server, 'Thaw one vial');
+    const question = turnkitOf(chat).pending[0]!;
+    await answer(chat, server, question.toolCallId, { answers: { 'Cell lines': ['K562'] } });
+    const approval = turnkitOf(chat).pending[0]!;
+    expect(approval.kind).toBe('approval');
+    await decide(chat, server, approval.id, true);
+    expect(turnkitOf(chat).status).toBe('completed');
+    expect(partByType(chat, 'tool-thaw_vials')?.state).toBe('output-available');
+    expect(thawed).toEqual([['K562']]);
+    expect(routes.some((route) => route.name === 'aiSdk' && route.runId === 'chat_1')).toBe(true);
+    const run = await send(handler, 'GET', '/api/runs/chat_1', undefined, auth);
+    expect(run.body).toMatchObject({ runId: 'chat_1', status: 'completed' });
+  });
+
+  it('serves AG-UI at /ag-ui, publishing each finished run to the handler’s event hub', async () => {
+    const thawed: string[][] = [];
+    const { handler, hub } = mounted(thawed);
+    const states: unknown[] = [];
+    hub.subscribe('thread_1', (message) => {
+      if (message.event === 'state') states.push(message.data);
+    });
+    const listening = await listen(handler);
+    servers.push(listening);
+    const lab = agUiClient(`${listening.url}/api/ag-ui`, 'thread_1', undefined, auth);
+    await lab.run();
+    const [question] = lab.agent.pendingInterrupts;
+    await lab.run({
+      resume: buildResumeArray(lab.agent.pendingInterrupts, {
+        [question!.id]: { status: 'resolved', payload: { answers: { 'Cell lines': ['K562'] } } },
+      }),
+    });
+    const [approval] = lab.agent.pendingInterrupts;
+    await lab.run({
+      resume: buildResumeArray(lab.agent.pendingInterrupts, {
+        [approval!.id]: { status: 'resolved', payload: { approved: true } },
+      }),
+    });
+    expect(lab.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED' });
+    expect(thawed).toEqual([['K562']]);
+    expect(states.length).toBeGreaterThanOrEqual(3);
+    expect(states.at(-1)).toMatchObject({ runId: 'thread_1', status: 'completed' });
+    expect((await send(handler, 'GET', '/api/runs/thread_1', undefined, auth)).body.status).toBe('completed');
+  });
+
+  it('serves the agent as an MCP tool at /mcp, the client answering its elicitations', async () => {
+    const thawed: string[][] = [];
+    const routes: RouteInfo[] = [];
+    const { handler } = mounted(thawed, routes);
+    const listening = await listen(handler);
+    servers.push(listening);
+    const asked: string[] = [];
+    const answerAs = person(asked, 'K562');
+    const client = new Client(
+      { name: 'mount-test', version: '1' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) =>
+      answerAs(request.params as Elicitation),
+    );
+    // The token rides on every request of the transport, as any MCP client behind auth does.
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${listening.url}/api/mcp`), {
+        requestInit: { headers: auth },
+      }),
+    );
+    opened.push(client);
+    const tools = await client.listTools();
+    expect(tools.tools.map((tool) => tool.name)).toEqual(['inventory']);
+    const result = await client.callTool({ name: 'inventory', arguments: { message: 'Thaw one vial' } });
+    expect(result.isError).not.toBe(true);
+    expect(asked).toHaveLength(2);
+    expect(thawed).toEqual([['K562']]);
+    expect(routes.some((route) => route.name === 'mcp')).toBe(true);
+  });
+
+  it('keeps every mount behind the token', async () => {
+    const { handler } = mounted([]);
+    for (const [method, path] of [
+      ['POST', '/api/chat'],
+      ['GET', '/api/chat/chat_1'],
+      ['POST', '/api/ag-ui'],
+      ['POST', '/api/mcp'],
+    ] as const) {
+      expect(
+        (await send(handler, method, path, method === 'GET' ? undefined : {})).status,
+        `${method} ${path}`,
+      ).toBe(401);
+    }
+  });
+
+  it('refuses mount paths that cannot work', () => {
+    for (const protocols of [
+      { aiSdk: 'chat' },
+      { agUi: '/runs' },
+      { aiSdk: '/x', agUi: '/x' },
+      { grpc: '/g' },
+    ]) {
+      expect(() =>
+        createHandler({ agent: inventoryAgent(), store: memoryStore(), protocols: protocols as never }),
+      ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    }
+  });
+});
