@@ -1,0 +1,165 @@
+/**
+ * `mcpTools(source)`: the tools of an MCP server as TurnKit function tools. Each MCP tool becomes a
+ * tool whose name follows TurnKit's rule (see names.ts), whose parameters are the server's input
+ * JSON Schema exactly as listed (zod's `fromJSONSchema` of it only validates the model's arguments),
+ * and whose call may pause the run when the server answers `input_required` (see pause.ts).
+ */
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { defineTool, type FunctionTool, hashSchema, type ToolContext, TurnkitError } from '@turnkit/core';
+import { z } from 'zod';
+import type { McpCallTarget } from './call.js';
+import { callMcpTool } from './call.js';
+import { connect, type McpConnection, type McpSource } from './connect.js';
+import { mapToolNames } from './names.js';
+import { resumeCall, settle } from './pause.js';
+
+/** One call of an MCP tool, as `needsApproval` sees it. */
+export interface McpToolCall {
+  /** The tool's name on the MCP server. */
+  tool: string;
+  input: Record<string, unknown>;
+}
+
+/** Options of {@link mcpTools}. */
+export interface McpToolsOptions {
+  /** Which MCP tools to offer, by their MCP name or a predicate on the listed tool (default: all). */
+  include?: readonly string[] | ((tool: McpTool) => boolean);
+  /**
+   * Which calls need a person's approval first: all (`true`), those of the MCP tools named, or a
+   * decision per call (a string means yes, and is the reason shown).
+   */
+  needsApproval?:
+    | boolean
+    | readonly string[]
+    | ((call: McpToolCall) => boolean | string | Promise<boolean | string>);
+  /** Put in front of every TurnKit name (letters, digits, `_`, `-`), e.g. `github_`, to keep servers apart. */
+  prefix?: string;
+  /** A call (each request of it) fails after this long without an answer (default 60 000 ms). */
+  timeoutMs?: number;
+}
+
+/** An MCP tool as a TurnKit tool: its input is the object the server's schema describes. */
+export type McpFunctionTool = FunctionTool<Record<string, unknown>, unknown>;
+
+/** The tools of an MCP server, plus what `mcpTools` knows about them. */
+export interface McpTools extends Array<McpFunctionTool> {
+  /** MCP tool name → TurnKit tool name, for every tool offered. */
+  readonly names: ReadonlyMap<string, string>;
+  /** Closes the connection TurnKit made (a client you passed in stays open: it is yours). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const ANY_OBJECT = z.record(z.string(), z.unknown());
+
+/** The schema without `$schema` (the model does not need it), and the validator of the model's arguments. */
+function schemas(tool: McpTool): {
+  parameters: Record<string, unknown>;
+  input: z.ZodType<Record<string, unknown>>;
+} {
+  const { $schema: _drop, ...parameters } = tool.inputSchema as Record<string, unknown>;
+  try {
+    const input = z.fromJSONSchema(parameters as Parameters<typeof z.fromJSONSchema>[0]);
+    z.toJSONSchema(input, { io: 'input' }); // defineTool needs this to work; a schema zod cannot express is checked by the server alone
+    return { parameters, input: input as z.ZodType<Record<string, unknown>> };
+  } catch {
+    return { parameters, input: ANY_OBJECT };
+  }
+}
+
+function approvalOf(options: McpToolsOptions, mcpName: string): McpFunctionTool['needsApproval'] {
+  const { needsApproval } = options;
+  if (typeof needsApproval === 'function') {
+    return (input: Record<string, unknown>) => needsApproval({ tool: mcpName, input });
+  }
+  if (Array.isArray(needsApproval)) return needsApproval.includes(mcpName);
+  return needsApproval === true;
+}
+
+function toTool(
+  tool: McpTool,
+  name: string,
+  target: McpCallTarget,
+  options: McpToolsOptions,
+): McpFunctionTool {
+  const { parameters, input } = schemas(tool);
+  const defined = defineTool<Record<string, unknown>, unknown>({
+    name,
+    description: tool.description ?? tool.title ?? `The MCP tool ${tool.name}.`,
+    input,
+    needsApproval: approvalOf(options, tool.name),
+    timeoutMs: target.timeoutMs,
+    execute: async (args, ctx) =>
+      settle(target, args, await callMcpTool(target, args, undefined, ctx.signal), ctx as ToolContext),
+    resume: async (args, response, ctx) => resumeCall(target, args, response, ctx as ToolContext),
+  });
+  // The model is offered the server's schema as given, not zod's rendering of it.
+  const spec = { ...defined.spec, function: { ...defined.spec.function, parameters } };
+  return { ...defined, spec, schemaHash: hashSchema(parameters) };
+}
+
+function included(options: McpToolsOptions, tool: McpTool): boolean {
+  const { include } = options;
+  if (include === undefined) return true;
+  return typeof include === 'function' ? include(tool) : include.includes(tool.name);
+}
+
+function checkOptions(options: McpToolsOptions): void {
+  if (options.prefix !== undefined && !/^[A-Za-z0-9_-]{0,48}$/.test(options.prefix)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `mcpTools: prefix ${JSON.stringify(options.prefix)} is not allowed: use up to 48 letters, digits, '_' or '-'.`,
+    );
+  }
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `mcpTools: timeoutMs must be a positive number of milliseconds, got ${timeoutMs}.`,
+    );
+  }
+}
+
+/**
+ * The tools of an MCP server as TurnKit tools. `source` is a connected SDK `Client`, or how to
+ * reach the server: `{ url, headers? }` (Streamable HTTP) or `{ command, args? }` (stdio), from
+ * which TurnKit makes a client that negotiates protocol 2026-07-28 when the server speaks it.
+ *
+ * A call the server answers `input_required` pauses the run with an `input` interaction per
+ * elicitation; the answer (in any process) retries the call with the server's `requestState`. On
+ * a 2025-era connection the tools work but cannot pause: a server asking for input there gets a
+ * refusal and answers with an error the model reads.
+ *
+ * @example
+ * const github = await mcpTools({ url: 'https://mcp.example/mcp', headers: { Authorization: `Bearer ${key}` } });
+ * const agent = defineAgent({ name: 'dev', instructions: '…', model, tools: [...github] });
+ */
+export async function mcpTools(source: McpSource, options: McpToolsOptions = {}): Promise<McpTools> {
+  checkOptions(options);
+  const connection: McpConnection = await connect(source);
+  let listed: McpTool[];
+  try {
+    listed = (await (await connection.client()).listTools()).tools.filter((tool) => included(options, tool));
+  } catch (error) {
+    await connection.close();
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `mcpTools: listing the tools failed: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const names = mapToolNames(
+    listed.map((tool) => tool.name),
+    options.prefix,
+  );
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const tools = listed.map((tool) =>
+    toTool(tool, names.get(tool.name)!, { connection, source, name: tool.name, timeoutMs }, options),
+  );
+  return Object.assign(tools, {
+    names: names as ReadonlyMap<string, string>,
+    close: () => connection.close(),
+  });
+}
