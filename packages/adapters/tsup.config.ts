@@ -9,6 +9,11 @@ export default defineConfig({
     postgres: 'src/postgres-store.ts',
     events: 'src/jsonl-event-log.ts',
     http: 'src/http/index.ts',
+    'ai-sdk': 'src/ai-sdk/index.ts',
+    'ai-sdk-client': 'src/ai-sdk/client.ts',
+    'ag-ui': 'src/ag-ui/index.ts',
+    mcp: 'src/mcp/index.ts',
+    otel: 'src/otel/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -16,5 +21,14 @@ export default defineConfig({
   sourcemap: true,
   target: 'node20',
   // The optional peers and core stay imports, never bundled: the user's copy is the one used.
-  external: ['@turnkit/core', 'openai', 'ioredis', 'pg'],
+  external: [
+    '@turnkit/core',
+    'openai',
+    'ioredis',
+    'pg',
+    'bullmq',
+    /^@modelcontextprotocol\//,
+    '@ai-sdk/provider',
+    '@opentelemetry/api',
+  ],
 });

@@ -1,0 +1,190 @@
+/**
+ * `bullmqQueue({ connection })` (DESIGN §17): background turns on BullMQ (Redis). BullMQ is an
+ * optional peer, loaded on first use, so an app that never builds this queue never needs it.
+ */
+import { TurnkitError } from '@turnkit/core';
+import type { ConnectionOptions, Job, Queue, Worker } from 'bullmq';
+import {
+  type ConsumeOptions,
+  type DeadLetter,
+  type JobHandler,
+  jobIdOf,
+  type QueueConsumer,
+  readJob,
+  type TurnJob,
+  type TurnQueue,
+} from './types.js';
+
+/** Options of {@link bullmqQueue}. */
+export interface BullmqQueueOptions {
+  /**
+   * Where Redis is: ioredis options (BullMQ opens the connections it needs from them, e.g.
+   * `{ host: '127.0.0.1', port: 6379 }`), or an ioredis client of yours, which must be created with
+   * `maxRetriesPerRequest: null` (a worker blocks on Redis and must never give up on a command).
+   */
+  connection: ConnectionOptions;
+  /** The queue's name. Default `turnkit-turns`. */
+  name?: string;
+  /** BullMQ's key prefix in Redis. Default `bull`. */
+  prefix?: string;
+  /** Deliveries of a job before it becomes a dead letter. Default 5. */
+  attempts?: number;
+  /** The first retry's delay; each next one doubles it. Default 1000 ms. */
+  backoffMs?: number;
+  /**
+   * How long a consumer's hold on a job lasts unless renewed (BullMQ renews it at half this while
+   * the job plays). A job whose worker died is delivered again within about twice this. Default
+   * 30 000 ms.
+   */
+  lockMs?: number;
+  /** Dead letters kept (the oldest go first). Default 1000. */
+  keepDeadLetters?: number;
+}
+
+const invalid = (message: string) => new TurnkitError('CONFIG_INVALID', `bullmqQueue: ${message}`);
+
+function positiveInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw invalid(`${name} must be an integer >= 1, got ${value}.`);
+  return value;
+}
+
+/** Whether `connection` is an ioredis client (it has `duplicate`) rather than options. */
+function isClient(connection: object): connection is { options?: { maxRetriesPerRequest?: unknown } } {
+  return typeof (connection as { duplicate?: unknown }).duplicate === 'function';
+}
+
+function checkConnection(connection: unknown): asserts connection is ConnectionOptions {
+  if (typeof connection !== 'object' || connection === null) {
+    throw invalid('connection must be ioredis options ({ host, port }) or an ioredis client.');
+  }
+  if (isClient(connection) && connection.options?.maxRetriesPerRequest !== null) {
+    throw invalid(
+      'an ioredis client passed as connection must be created with maxRetriesPerRequest: null (a worker blocks on Redis and must not give up on a command); or pass ioredis options and let BullMQ open its connections.',
+    );
+  }
+}
+
+async function loadBullmq(): Promise<typeof import('bullmq')> {
+  try {
+    return await import('bullmq');
+  } catch (error) {
+    throw new TurnkitError('CONFIG_INVALID', 'bullmqQueue needs the bullmq package: npm install bullmq', {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * A {@link TurnQueue} on BullMQ: one job per claimed turn (id `<runId>@<version>`, so enqueueing the
+ * same claim twice adds nothing), retried with exponential backoff, kept as a dead letter after its
+ * last attempt. A consumer's hold on a job is renewed while it plays; when a worker dies, BullMQ's
+ * stalled-job check delivers the job again and the run's lease rules decide what the next worker
+ * does.
+ *
+ * @example
+ * const queue = bullmqQueue({ connection: { host: '127.0.0.1', port: 6379 } });
+ * const handler = createHandler({ agent, store, queue }); // Prefer: respond-async → 202
+ * const worker = createWorker({ agent, store, queue });    // in the worker processes
+ */
+export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
+  checkConnection(options?.connection);
+  const { connection } = options;
+  const name = options.name ?? 'turnkit-turns';
+  if (typeof name !== 'string' || name === '' || name.includes(':')) {
+    throw invalid(`name must be a non-empty string without ":", got ${JSON.stringify(name)}.`);
+  }
+  const attempts = positiveInteger(options.attempts, 'attempts', 5);
+  const backoffMs = positiveInteger(options.backoffMs, 'backoffMs', 1000);
+  const lockMs = positiveInteger(options.lockMs, 'lockMs', 30_000);
+  const keepDeadLetters = positiveInteger(options.keepDeadLetters, 'keepDeadLetters', 1000);
+  const prefix = options.prefix === undefined ? {} : { prefix: options.prefix };
+
+  let queue: Promise<Queue> | undefined;
+  const queueOf = () => {
+    queue ??= loadBullmq().then(
+      ({ Queue }) =>
+        new Queue(name, {
+          connection,
+          ...prefix,
+          defaultJobOptions: {
+            attempts,
+            backoff: { type: 'exponential', delay: backoffMs },
+            removeOnComplete: true,
+            removeOnFail: { count: keepDeadLetters },
+          },
+        }),
+    );
+    return queue;
+  };
+
+  const consumers = new Set<Promise<Worker>>();
+
+  return {
+    async enqueue(job: TurnJob) {
+      await (await queueOf()).add('turn', job, { jobId: jobIdOf(job) });
+    },
+
+    consume(handler: JobHandler, consumeOptions: ConsumeOptions = {}): QueueConsumer {
+      const concurrency = positiveInteger(consumeOptions.concurrency, 'concurrency', 1);
+      const onError =
+        consumeOptions.onError ?? ((error: unknown) => console.error('[turnkit/bullmq] queue error:', error));
+      const started = loadBullmq().then(({ Worker, UnrecoverableError }) => {
+        const worker = new Worker(
+          name,
+          async (job: Job) => {
+            const turn = readJob(job.data);
+            if (!turn)
+              throw new UnrecoverableError(
+                `job ${job.id} is not a TurnKit turn: ${JSON.stringify(job.data)}`,
+              );
+            await handler(turn, { attempt: job.attemptsStarted, id: String(job.id) });
+          },
+          {
+            connection,
+            ...prefix,
+            concurrency,
+            lockDuration: lockMs,
+            stalledInterval: lockMs,
+            // A job whose worker died is delivered again, up to its attempts.
+            maxStalledCount: attempts,
+          },
+        );
+        worker.on('error', onError);
+        return worker;
+      });
+      consumers.add(started);
+      started.catch(onError);
+      return {
+        async close() {
+          consumers.delete(started);
+          await (await started).close();
+        },
+      };
+    },
+
+    async deadLetters(limit = 100): Promise<DeadLetter[]> {
+      const jobs = await (await queueOf()).getFailed(0, positiveInteger(limit, 'limit', 100) - 1);
+      return jobs.flatMap((job): DeadLetter[] => {
+        const turn = readJob(job.data);
+        if (!turn) return [];
+        return [
+          {
+            job: turn,
+            id: String(job.id),
+            attempts: job.attemptsMade,
+            reason: job.failedReason ?? '',
+            failedAt: new Date(job.finishedOn ?? job.timestamp),
+          },
+        ];
+      });
+    },
+
+    async close() {
+      await Promise.all([...consumers].map(async (worker) => (await worker).close()));
+      consumers.clear();
+      if (queue) await (await queue).close();
+    },
+  };
+}
