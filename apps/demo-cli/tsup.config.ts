@@ -7,4 +7,6 @@ export default defineConfig({
   sourcemap: true,
   target: 'node20',
   banner: { js: '#!/usr/bin/env node' },
+  // The demos' model choice is TypeScript source (its `exports`): bundled in.
+  noExternal: ['@turnkit/demo-models'],
 });

@@ -1,7 +1,8 @@
 /**
- * What the chat commands share: the agent (scripted or OpenAI), sessions over `fileStore`, the
- * prompter, and `turn()`, which runs one turn with the event printer and lets Ctrl-C abort it
- * gracefully (the run is saved as `aborted`, and `resume` retries it).
+ * What the chat commands share: the agent (on the offline script, or on the model `--model` or
+ * `TURNKIT_MODEL` names), sessions over `fileStore`, the prompter, and `turn()`, which runs one
+ * turn with the event printer and lets Ctrl-C abort it gracefully (the run is saved as `aborted`,
+ * and `resume` retries it). A failed call of a real model is one line on stderr.
  */
 import { fileStore } from '@turnkit/adapters/file';
 import {
@@ -11,12 +12,15 @@ import {
   type Sessions,
   type TurnOptions,
 } from '@turnkit/core';
+import { chooseModel, describeModelFailure } from '@turnkit/demo-models';
 import { CallLog, eventPrinter } from './events.js';
 import { onInterrupt } from './interrupt.js';
 import type { CliOptions } from './options.js';
-import type { Prompter } from './prompter.js';
+import type { Prompter } from './prompt.js';
+import { safeLine } from './sanitize.js';
 import { createAgent } from './scenario/agent.js';
 import { scenarioModel } from './scenario/script.js';
+import { storageScenarioModel } from './scenario/storage.js';
 import type { Ui } from './ui.js';
 
 export interface App {
@@ -37,28 +41,49 @@ export interface App {
 /** How long the script "thinks" on a terminal, so the spinner is seen; pipes get answers at once. */
 const SCRIPT_DELAY_MS = 350;
 
-async function chooseModel(options: CliOptions, ui: Ui): Promise<{ model: ModelAdapter; banner: string }> {
-  const apiKey = process.env.OPENAI_API_KEY;
-  if (options.offline || !apiKey) {
+/** The models of the lead agent and of its storage sub-agent (the same one when online). */
+interface Models {
+  model: ModelAdapter;
+  storageModel: ModelAdapter;
+  banner: string;
+  /** Where a turn reports a failed model call (online only): one line on stderr. */
+  onError?: TurnOptions['onError'];
+}
+
+/**
+ * The offline script unless a model is named; a named one comes from its provider's key and base
+ * URL variables (a missing key throws `ModelChoiceError`, which the CLI prints as one line).
+ */
+async function models(options: CliOptions, ui: Ui): Promise<Models> {
+  const choice = options.model === undefined ? null : await chooseModel(options.model, process.env);
+  if (!choice) {
+    const delay = ui.out.isTTY ? SCRIPT_DELAY_MS : 0;
     return {
-      model: scenarioModel(options.lang, ui.out.isTTY ? SCRIPT_DELAY_MS : 0),
+      model: scenarioModel(options.lang, delay),
+      storageModel: storageScenarioModel(options.lang, delay),
       banner: ui.t('offline'),
     };
   }
-  // Loaded only here, so the offline demo never loads the `openai` package.
-  const { openAIModel } = await import('@turnkit/adapters/openai');
-  const model = options.model ?? 'gpt-4.1-mini';
-  const baseURL = process.env.OPENAI_BASE_URL;
   return {
-    model: openAIModel({ model, apiKey, ...(baseURL ? { baseURL } : {}) }),
-    banner: ui.t('online', { model, baseURL: baseURL ?? 'https://api.openai.com/v1' }),
+    model: choice.model,
+    storageModel: choice.model,
+    banner: ui.t('online', { model: choice.spec, baseURL: choice.baseURL }),
+    onError: (error) => {
+      const line = describeModelFailure(error, choice) ?? String((error as Error)?.message ?? error);
+      process.stderr.write(`${safeLine(line)}\n`);
+    },
   };
 }
 
 export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter): Promise<App> {
   const calls = new CallLog();
-  const { model, banner } = await chooseModel(options, ui);
-  const agent = createAgent({ lang: options.lang, model: calls.wrap(model) });
+  const { model, storageModel, banner, onError } = await models(options, ui);
+  const agent = createAgent({
+    lang: options.lang,
+    model: calls.wrap(model),
+    storageModel: calls.wrap(storageModel),
+    questionTimeoutMs: options.questionTimeoutMs,
+  });
   const sessions = createSessions({ agent, store: fileStore(options.dir) });
   const printer = eventPrinter(ui, { json: options.json, calls });
   let announced = false;
@@ -81,7 +106,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
       const controller = new AbortController();
       const dispose = onInterrupt(() => controller.abort());
       try {
-        return await work({ onEvent, signal: controller.signal });
+        return await work({ onEvent, signal: controller.signal, ...(onError ? { onError } : {}) });
       } finally {
         dispose();
       }

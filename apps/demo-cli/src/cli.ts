@@ -15,6 +15,7 @@ import { langFromEnv, translator } from './i18n.js';
 import { onInterrupt } from './interrupt.js';
 import { type CliOptions, parseCli } from './options.js';
 import { createPrompter } from './prompter.js';
+import { safeText } from './sanitize.js';
 import { createUi, type Ui } from './ui.js';
 
 async function run(options: CliOptions, ui: Ui): Promise<number> {
@@ -64,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
       error instanceof TurnkitError
         ? `${error.message} (${error.code})`
         : String((error as Error).message ?? error);
-    process.stderr.write(`${t('error', { message })}\n`);
+    process.stderr.write(`${t('error', { message: safeText(message) })}\n`);
     return EXIT_FAILED;
   } finally {
     dispose();

@@ -1,10 +1,12 @@
 /**
  * Shows a turn as it happens, from its `onEvent` stream: a spinner while the model thinks, its text
- * as it streams in, one compact line per tool call and per resolved interaction. With `--json`,
- * every event is also written to stdout as one JSON line.
+ * as it streams in, one compact line per tool call and per resolved interaction (an interaction
+ * that timed out says so in the seed's words: "Question timed out, the agent will continue"). With
+ * `--json`, every event is also written to stdout as one JSON line.
  */
 import type { AgentEvent, ChatMessage, ModelAdapter, ResolutionKind } from '@turnkit/core';
 import type { MessageKey } from './i18n.js';
+import { safeLine, safeText } from './sanitize.js';
 import { createSpinner } from './spinner.js';
 import { truncate } from './text.js';
 import type { Ui } from './ui.js';
@@ -68,7 +70,10 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
     endText();
     ui.print(text);
   };
-  const compact = (text: string) => truncate(text.replace(/\s+/g, ' '), ui.width - 4);
+  // A sub-agent's text is labelled with its path below the top agent: `Agent · storage`.
+  const speaker = (agentPath: string[]) =>
+    [t('agent'), ...agentPath.slice(1).map(safeLine)].join(agentPath.length > 1 ? ' · ' : '');
+  const compact = (text: string) => truncate(safeLine(text).replace(/\s+/g, ' '), ui.width - 4);
 
   const onEvent = (event: AgentEvent) => {
     if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -78,17 +83,17 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
         break;
       case 'model_delta':
         spinner.stop();
-        if (!streaming) ui.out.write(`${color.bold(color.magenta(t('agent')))} › `);
+        if (!streaming) ui.out.write(`${color.bold(color.magenta(speaker(event.agentPath)))} › `);
         streaming = true;
         streamed = true;
-        ui.out.write(event.text);
+        ui.out.write(safeText(event.text));
         break;
       case 'model_finished':
         spinner.stop();
         endText();
         break;
       case 'tool_started':
-        spinner.start(t('runningTool', { tool: event.toolName }));
+        spinner.start(t('runningTool', { tool: safeLine(event.toolName) }));
         break;
       case 'tool_finished': {
         const mark = event.ok ? color.green('✓') : color.red('✗');
@@ -103,6 +108,10 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
         endText();
         break;
       case 'interaction_resolved': {
+        if (event.resolution === 'timed_out') {
+          line(`  ${color.yellow('⧗')} ${color.yellow(t('questionTimeout'))}`);
+          break;
+        }
         const word = t(RESOLUTION_WORDS[event.resolution]);
         const shown =
           event.kind === 'question'

@@ -16,26 +16,45 @@ Options:
   --lang en|zh-CN    Language of the interface (default: from LC_ALL / LC_MESSAGES / LANG)
   --json             Also print every event as one JSON line on stdout (the interface moves to stderr)
   --dir <path>       Folder of the run files (default: .turnkit/runs, or TURNKIT_DIR)
-  --model <name>     Model for OPENAI_API_KEY mode (default: OPENAI_MODEL, else gpt-4.1-mini)
-  --offline          Use the scripted model even when OPENAI_API_KEY is set
+  --model provider:model  Run on a real model instead of the offline script (default:
+                     TURNKIT_MODEL, else offline; a key alone never goes online). Providers:
+                     openai (Responses API), openai-chat (Chat Completions, for OpenAI-compatible
+                     servers), anthropic (Messages API); e.g. openai:gpt-4.1-mini,
+                     anthropic:claude-sonnet-4-5
+  --offline          Use the scripted model even when TURNKIT_MODEL is set
+  --timeout-seconds <n>  How long the agent's questions wait for an answer (default 300; 0: no
+                     limit). The card counts down; when time is up the agent is told and goes on
   -h, --help         Show this help
   -v, --version      Show the version
 
-Answering on a terminal:  ↑/↓ move · space toggles (multi-select) · 1-4 jump · 0 = Other ·
-  type on the Other / note rows · enter confirms · Esc or Ctrl-D quits (the run stays saved).
-Answering from a pipe:    1 · 1,3 (multi-select) · 0 or "other", then the text on the next line ·
-  an empty line takes option 1 (the recommended one) · end of input quits (the run stays saved).
+Answering on a terminal:  ↑/↓ move · space toggles (multi-select) · a digit jumps to its row
+  (two quick digits, e.g. 1 2, for row 12) · 0 = Other · type on the Other / note rows, or on the
+  Answer row of a question without options · enter confirms · the last two rows of a card skip
+  the question or cancel it (the agent is told, and goes on) · Esc or Ctrl-D quits (nothing is
+  sent: the run stays saved, waiting).
+Answering from a pipe:    1 · 1,3 (multi-select) · 10 · 0 or "other", then the text on the next
+  line · a question without options takes the line itself · /skip skips the question · /cancel
+  cancels it (the agent is told, and goes on) · numbers always pick rows (a line of other text
+  may be an exact label) · an empty line takes option 1 (the recommended one) · end of input
+  quits (nothing is sent: the run stays saved, waiting).
 Approvals:  approve, reject, or edit the tool's input (JSON), with an optional rationale.
+Forms:      a tool may ask mid-way (record_thaw asks which box when several hold the line): one
+  card per field · a choice by number (or arrows) · y/n · text, a number or JSON · /cancel or the
+  Cancel row cancels the form (the agent is told, and goes on).
 
-ask: questions are validated like the AskUserQuestion tool (1-4 questions, 2-4 options, headers
-  of at most 12 characters; ASK_MAX_QUESTIONS, ASK_MAX_OPTIONS, ASK_HEADER_MAX_LENGTH and
-  ASK_QUESTION_MAX_LENGTH change the limits). The interface is drawn on stderr.
-  Exit codes: 0 answered (JSON on stdout) · 1 bad or missing JSON (errors on stderr) ·
-  2 cancelled or end of input ({"ok":false,"error_code":"question_cancelled",…} on stdout).
+ask: questions are validated like the AskUserQuestion tool (1-4 questions, 2-4 options, or none
+  for a free-text question, headers of at most 12 characters; ASK_MAX_QUESTIONS, ASK_MAX_OPTIONS,
+  ASK_HEADER_MAX_LENGTH and ASK_QUESTION_MAX_LENGTH change the limits). The interface is drawn on
+  stderr.
+  Exit codes: 0 answered, skipped questions included (JSON on stdout) · 1 bad or missing JSON
+  (errors on stderr) · 2 cancelled or end of input ({"ok":false,"error_code":"question_cancelled",…}
+  on stdout).
 
 Environment:
-  OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL   use an OpenAI-compatible model instead of the script
-  TURNKIT_DIR                                     folder of the run files
+  TURNKIT_MODEL                          the model when --model is not given (provider:model)
+  OPENAI_API_KEY, OPENAI_BASE_URL        key and endpoint of openai and openai-chat
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  key and endpoint of anthropic
+  TURNKIT_DIR                            folder of the run files
 `;
 
 const zhCN = `turnkit-demo：TurnKit 交互演示。一个液氮冻存管理助手，会暂停下来向您提问或请求批准；
@@ -51,25 +70,40 @@ const zhCN = `turnkit-demo：TurnKit 交互演示。一个液氮冻存管理助�
   --lang en|zh-CN    界面语言（默认取自 LC_ALL / LC_MESSAGES / LANG）
   --json             同时在 stdout 上以 JSON 行输出每个事件（界面改为输出到 stderr）
   --dir <路径>       运行文件所在目录（默认 .turnkit/runs，或 TURNKIT_DIR）
-  --model <名称>     OPENAI_API_KEY 模式下使用的模型（默认 OPENAI_MODEL，否则 gpt-4.1-mini）
-  --offline          即使设置了 OPENAI_API_KEY 也使用脚本模型
+  --model provider:model  使用真实模型代替离线脚本（默认取 TURNKIT_MODEL，否则离线；
+                     仅设置密钥不会联网）。提供方：openai（Responses API）、openai-chat
+                     （Chat Completions，适用于兼容 OpenAI 的服务）、anthropic（Messages API）；
+                     例如 openai:gpt-4.1-mini、anthropic:claude-sonnet-4-5
+  --offline          即使设置了 TURNKIT_MODEL 也使用脚本模型
+  --timeout-seconds <n>  Agent 提问的等待时间（默认 300 秒；0 表示不限时）。卡片上显示倒计时；
+                     超时后会告知 Agent，Agent 将继续执行
   -h, --help         显示帮助
   -v, --version      显示版本
 
-在终端中回答：↑/↓ 移动 · 空格 选择（多选）· 1-4 跳转 · 0 = 其他 ·
-  在“其他”/备注行中直接输入 · 回车 确定 · Esc 或 Ctrl-D 退出（运行仍会保存）。
-通过管道回答：1 · 1,3（多选）· 0 或 "other"，然后在下一行输入文本 ·
-  空行选择第 1 项（推荐项）· 输入结束即退出（运行仍会保存）。
+在终端中回答：↑/↓ 移动 · 空格 选择（多选）· 数字 跳到对应行（快速连按两个数字，如 1 2，
+  跳到第 12 行）· 0 = 其他 · 在“其他”/备注行中直接输入，没有选项的问题在“回答”行输入 ·
+  回车 确定 · 卡片最后两行可跳过此问题或取消提问（会告知 Agent，Agent 将继续执行）·
+  Esc 或 Ctrl-D 退出（不发送任何内容：运行仍会保存并继续等待）。
+通过管道回答：1 · 1,3（多选）· 10 · 0 或 "other"，然后在下一行输入文本 ·
+  没有选项的问题直接取整行作为回答 · /skip 跳过此问题 · /cancel 取消提问（会告知 Agent，
+  Agent 将继续执行）· 数字总是按行号选择（非数字的一行可以是完整的选项文字）·
+  空行选择第 1 项（推荐项）· 输入结束即退出（不发送任何内容：运行仍会保存并继续等待）。
 批准：批准、拒绝，或编辑工具的输入（JSON），可附理由。
+表单：工具可在执行中途提问（多个盒子都有该细胞系时，record_thaw 会问从哪个盒取）：每项一张卡片 ·
+  选项按编号（或方向键）选择 · y/n · 文本、数字或 JSON · /cancel 或“取消填写”行取消表单
+  （会告知 Agent，Agent 将继续执行）。
 
-ask：问题按 AskUserQuestion 工具的规则校验（1-4 个问题、2-4 个选项、标题最多 12 个字符；
-  可用 ASK_MAX_QUESTIONS、ASK_MAX_OPTIONS、ASK_HEADER_MAX_LENGTH、ASK_QUESTION_MAX_LENGTH 调整）。
+ask：问题按 AskUserQuestion 工具的规则校验（1-4 个问题、2-4 个选项或不设选项的自由回答、
+  标题最多 12 个字符；可用 ASK_MAX_QUESTIONS、ASK_MAX_OPTIONS、ASK_HEADER_MAX_LENGTH、ASK_QUESTION_MAX_LENGTH 调整）。
   界面输出到 stderr。退出码：0 已回答（JSON 在 stdout）· 1 JSON 错误或缺失（错误在 stderr）·
   2 已取消或输入结束（stdout 输出 {"ok":false,"error_code":"question_cancelled",…}）。
+  跳过的问题也算已回答（退出码 0）。
 
 环境变量：
-  OPENAI_API_KEY、OPENAI_BASE_URL、OPENAI_MODEL   使用兼容 OpenAI 的模型代替脚本
-  TURNKIT_DIR                                     运行文件所在目录
+  TURNKIT_MODEL                          未指定 --model 时使用的模型（provider:model）
+  OPENAI_API_KEY、OPENAI_BASE_URL        openai 与 openai-chat 的密钥和地址
+  ANTHROPIC_API_KEY、ANTHROPIC_BASE_URL  anthropic 的密钥和地址
+  TURNKIT_DIR                            运行文件所在目录
 `;
 
 export function helpText(lang: Lang): string {

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { MODEL_VARIABLE, ModelChoiceError, parseModelSpec } from '@turnkit/demo-models';
 import { type Lang, langFromEnv, parseLang, translator } from './i18n.js';
 
 export type Command = 'chat' | 'resume' | 'runs' | 'ask' | 'help' | 'version';
@@ -18,11 +19,18 @@ export interface CliOptions {
   dir: string;
   /** As given (or the default), for messages. */
   dirLabel: string;
+  /**
+   * The real model to run on, `provider:model` (`--model`, else `TURNKIT_MODEL`), checked; undefined
+   * runs the offline script (also whenever `--offline` is given).
+   */
   model: string | undefined;
-  offline: boolean;
+  /** How long the agent's questions wait for an answer, in ms (`--timeout-seconds`); 0: no limit. */
+  questionTimeoutMs: number;
 }
 
 export const DEFAULT_DIR = '.turnkit/runs';
+/** The seed's question timeout: five minutes. */
+export const DEFAULT_TIMEOUT_SECONDS = 300;
 const COMMANDS = new Set<string>(['resume', 'runs', 'ask', 'help']);
 
 export function parseCli(
@@ -40,6 +48,21 @@ export function parseCli(
   const lang = values.lang === undefined ? langFromEnv(env) : parseLang(values.lang);
   if (lang === undefined)
     return { ok: false, message: translator(langFromEnv(env))('badLang', { lang: String(values.lang) }) };
+  const seconds =
+    values['timeout-seconds'] === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values['timeout-seconds']);
+  if (!Number.isFinite(seconds) || seconds < 0 || values['timeout-seconds']?.trim() === '') {
+    const t = translator(lang);
+    return { ok: false, message: t('badTimeout', { value: String(values['timeout-seconds']) }) };
+  }
+  const model = values.offline ? undefined : (values.model ?? (env[MODEL_VARIABLE]?.trim() || undefined));
+  if (model !== undefined) {
+    try {
+      parseModelSpec(model, values.model !== undefined ? '--model' : MODEL_VARIABLE);
+    } catch (error) {
+      if (!(error instanceof ModelChoiceError)) throw error;
+      return { ok: false, message: error.message };
+    }
+  }
   const [first, ...rest] = positionals;
   let command: Command = first !== undefined && COMMANDS.has(first) ? (first as Command) : 'chat';
   if (values.help) command = 'help';
@@ -56,8 +79,8 @@ export function parseCli(
       json: values.json ?? false,
       dir: resolve(base, dirLabel),
       dirLabel,
-      model: values.model ?? env.OPENAI_MODEL,
-      offline: values.offline ?? false,
+      model,
+      questionTimeoutMs: Math.round(seconds * 1000),
     },
   };
 }
@@ -73,6 +96,7 @@ function parseCliArgs(argv: string[]) {
       dir: { type: 'string' },
       model: { type: 'string' },
       offline: { type: 'boolean' },
+      'timeout-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

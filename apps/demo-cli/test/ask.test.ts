@@ -92,6 +92,56 @@ describe('turnkit-demo ask', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error_code: 'question_cancelled' });
   });
 
+  it('picks rows by number even when the labels are numbers, and takes numbers past 9', async () => {
+    const questions = JSON.stringify({
+      questions: [
+        { question: 'Which rack?', header: 'Rack', options: ['2', '1'] },
+        {
+          question: 'Which box?',
+          header: 'Box',
+          options: Array.from({ length: 12 }, (_, i) => `Box ${i + 1}`),
+        },
+      ],
+    });
+    const run = await runCli(['ask', questions], {
+      input: '1\n10\n',
+      dir: tempDir(),
+      env: { ASK_MAX_OPTIONS: '12' },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('{"answers":{"Rack":"2","Box":"Box 10"}}\n');
+    expect(run.stderr).toContain('│    9. Box 9');
+    expect(run.stderr).toContain('│   10. Box 10');
+    expect(run.stderr).toContain('│    0. Other (custom input)');
+  });
+
+  it('asks a free-text question on a line of its own: no options, no Other; an empty line asks again', async () => {
+    const questions = JSON.stringify({
+      questions: [
+        { question: 'Where should the new vials go?', header: 'Position', options: [] },
+        { question: 'Anything to add?', header: 'Remarks', options: [] },
+      ],
+    });
+    const run = await runCli(['ask', questions], { input: '\nB2-14\n/skip\n', dir: tempDir() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('{"answers":{"Position":"B2-14","Remarks":"(skipped)"}}\n');
+    expect(run.stderr).toContain('│ Where should the new vials go?');
+    expect(run.stderr).toContain('│ Type your answer.');
+    expect(run.stderr).not.toContain('Other (custom input)');
+    expect(run.stderr).not.toContain('1. ');
+    expect(run.stderr).toContain('Your answer: \n✗ The answer is empty: type it, or /skip this question.');
+  });
+
+  it('prints question_cancelled and exits 2 on /cancel, after any answer so far', async () => {
+    const run = await runCli(['ask', QUESTIONS], { input: '1\n/cancel\n', dir: tempDir() });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      error_code: 'question_cancelled',
+      message: 'The user cancelled the question; no answer was given.',
+    });
+  });
+
   it('draws the cards in Chinese with --lang zh-CN', async () => {
     const run = await runCli(['ask', QUESTIONS, '--lang', 'zh-CN'], { input: '1\n2\n', dir: tempDir() });
     expect(run.code).toBe(0);

@@ -20,10 +20,11 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     expect(run.stdout).toContain('Enter numbers, e.g. 1,3 (empty = 1), or 0 for custom input: 1,3');
     expect(run.stdout).toContain('╭─ Approval needed ');
     expect(run.stdout).toContain('│ Reason  Takes 1 vial of K562-dTAG out of box 3 (B1); 1 will remain.');
+    expect(run.stdout).not.toMatch(/Asked by|Requested by/);
     expect(run.stdout).toContain(
       'Agent › Done: thawed 1 vial of K562-dTAG from box 3 (B1), 1 left. Follow-ups: Mycoplasma test, Notify lab manager.',
     );
-    const messages = transcript(dir, runIdOf(run.stdout));
+    const messages = await transcript(dir, runIdOf(run.stdout));
     expect(toolResults(messages, 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"K562-dTAG","Follow-ups":"Mycoplasma test, Notify lab manager"}}',
     ]);
@@ -47,7 +48,7 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     expect(run.stdout).toContain(
       'Done: thawed 1 vial of HeLa from box 1 (A1), 2 left. Follow-ups: Mycoplasma test.',
     );
-    const messages = transcript(dir, runIdOf(run.stdout));
+    const messages = await transcript(dir, runIdOf(run.stdout));
     expect(toolResults(messages, 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"Other (custom: HeLa)","Follow-ups":"Mycoplasma test"}}',
     ]);
@@ -66,7 +67,7 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     );
     expect(run.stdout).toContain('✗ Type a (approve), r (reject) or e (edit input).');
     expect(run.stdout).toContain('Agent › Understood, I did not record the thaw. Your reason: wrong line');
-    const messages = transcript(dir, runIdOf(run.stdout));
+    const messages = await transcript(dir, runIdOf(run.stdout));
     expect(toolResults(messages, 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"K562-RTCB","Follow-ups":"Viability count"}}',
     ]);
@@ -75,6 +76,44 @@ describe('turnkit-demo (offline, piped stdin)', () => {
       error_code: 'rejected_by_user',
       rationale: 'wrong line',
     });
+  });
+
+  it('skips a question with /skip, and cancels one with /cancel: the model is told and goes on', async () => {
+    const skipDir = tempDir();
+    const skipped = await runCli([], { input: '2\n/skip\na\n\n\n', dir: skipDir });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stdout).toContain('Or type /skip to skip this question, /cancel to cancel the question.');
+    expect(toolResults(await transcript(skipDir, runIdOf(skipped.stdout)), 'AskUserQuestion')).toEqual([
+      '{"answers":{"Cell line":"K562-dTAG","Follow-ups":"(skipped)"}}',
+    ]);
+
+    const cancelDir = tempDir();
+    const cancelled = await runCli([], { input: '0\n/cancel\n\n', dir: cancelDir });
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toContain('Agent › Without an answer I will not thaw anything.');
+    expect(cancelled.stdout.match(/╭─ /g)).toHaveLength(1);
+    const [result] = toolResults(await transcript(cancelDir, runIdOf(cancelled.stdout)), 'AskUserQuestion');
+    expect(JSON.parse(result!)).toMatchObject({
+      ok: false,
+      error_code: 'question_cancelled',
+      message: expect.stringContaining('The user cancelled the question.'),
+    });
+  });
+
+  it('shows which agent asked: the storage sub-agent’s free-text question and approval', async () => {
+    const dir = tempDir();
+    const run = await runCli(['Store 2 new vials of HeLa'], { input: '\nB2-14, B2-15\na\n\n', dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('│ Asked by ln2-inventory › storage ');
+    expect(run.stdout).toContain('│ Where should the new HeLa vials go?');
+    expect(run.stdout).not.toContain('0. Other');
+    expect(run.stdout).toContain('✗ The answer is empty: type it, or /skip this question.');
+    expect(run.stdout).toContain('│ Requested by ln2-inventory › storage ');
+    expect(run.stdout).toContain('│ Reason  Adds 2 vials of HeLa at B2-14, B2-15.');
+    expect(run.stdout).toContain('Agent · storage › Stored 2 vials of HeLa at B2-14, B2-15.');
+    expect(toolResults(await transcript(dir, runIdOf(run.stdout)), 'storage')).toEqual([
+      'Stored 2 vials of HeLa at B2-14, B2-15.',
+    ]);
   });
 
   it('edits the approval input as JSON (re-prompting on bad JSON) before approving', async () => {
@@ -103,7 +142,7 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     const dir = tempDir();
     const first = await runCli([], { input: '2\n', dir });
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('Question cancelled. Nothing is lost: run ');
+    expect(first.stdout).toContain('Question left unanswered. Nothing is lost: run ');
     const runId = runIdOf(first.stdout);
 
     const listed = await runCli(['runs'], { input: null, dir });
@@ -117,7 +156,7 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     expect(resumed.stdout).toContain(
       'Done: thawed 1 vial of K562-RTCB from box 4 (C1), 2 left. Follow-ups: Viability count.',
     );
-    expect(toolResults(transcript(dir, runId), 'AskUserQuestion')).toEqual([
+    expect(toolResults(await transcript(dir, runId), 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"K562-RTCB","Follow-ups":"Viability count"}}',
     ]);
 
@@ -178,7 +217,11 @@ describe('turnkit-demo (offline, piped stdin)', () => {
       '--json',
       '--dir',
       'TURNKIT_DIR',
-      'OPENAI_API_KEY',
+      '--model provider:model',
+      'TURNKIT_MODEL',
+      'OPENAI_API_KEY, OPENAI_BASE_URL',
+      'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL',
+      '--timeout-seconds <n>',
     ]) {
       expect(run.stdout).toContain(text);
     }
@@ -193,7 +236,8 @@ describe('turnkit-demo --lang zh-CN', () => {
     expect(run.stdout).toContain('Agent 提问 1/2');
     expect(run.stdout).toContain('0. 其他（自定义输入）');
     expect(run.stdout).toContain('输入编号（回车 = 1），或输入 0 自定义：');
-    expect(run.stdout).toContain('提问已取消。没有任何丢失');
+    expect(run.stdout).toContain('也可输入 /skip 跳过此问题，或输入 /cancel 取消提问。');
+    expect(run.stdout).toContain('问题暂未回答。没有任何丢失');
   });
 
   it('is the default for a Chinese locale, and --lang overrides the locale', async () => {

@@ -1,10 +1,18 @@
-/** Running the built CLI as a child process, with a clean environment and a temporary run folder. */
+/**
+ * Running the built CLI as a child process, with a clean environment and a temporary run folder,
+ * and reading what it saved (transcripts, the freezer in the run's context).
+ */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { fileStore } from '@turnkit/adapters';
 import { type ChatMessage, parseSnapshot } from '@turnkit/core';
+import type { Lang } from '../src/i18n.js';
+import type { Freezer } from '../src/scenario/freezer.js';
+import { createUi, type Ui } from '../src/ui.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = join(PACKAGE_DIR, 'dist', 'cli.js');
@@ -23,7 +31,7 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (
-      /^(LANG|LANGUAGE|LC_\w+|OPENAI_\w+|TURNKIT_\w+|FORCE_COLOR|NO_COLOR|INIT_CWD|ASK_\w+|COLUMNS)$/.test(
+      /^(LANG|LANGUAGE|LC_\w+|OPENAI_\w+|ANTHROPIC_\w+|TURNKIT_\w+|FORCE_COLOR|NO_COLOR|INIT_CWD|ASK_\w+|COLUMNS)$/.test(
         key,
       )
     )
@@ -72,6 +80,73 @@ export function runCli(
   });
 }
 
+/** One step of {@link runCliScripted}: once the output contains `waitFor`, `write` goes to stdin. */
+export interface ScriptStep {
+  waitFor: string;
+  write: string;
+}
+
+/**
+ * Runs the CLI with stdin kept open: each step's text is written once the output (since the
+ * previous step) shows its `waitFor`; stdin closes after the last step. For prompts that must
+ * wait (a countdown running out) rather than read lines given all at once.
+ */
+export function runCliScripted(
+  args: string[],
+  options: { dir: string; steps: ScriptStep[]; env?: NodeJS.ProcessEnv },
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.dir,
+      env: cleanEnv({ TURNKIT_DIR: join(options.dir, 'runs'), ...options.env }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const steps = [...options.steps];
+    let stdout = '';
+    let stderr = '';
+    let from = 0;
+    const flush = () => {
+      while (steps.length > 0) {
+        const at = stdout.indexOf(steps[0]!.waitFor, from);
+        if (at === -1) return;
+        const step = steps.shift()!;
+        from = at + step.waitFor.length;
+        child.stdin.write(step.write);
+        if (steps.length === 0) child.stdin.end();
+      }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      flush();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (steps.length === 0) child.stdin.end();
+  });
+}
+
+/** The freezer of a run as it was last saved (the run's application context). */
+export async function freezerOf(dir: string, runId: string): Promise<Freezer> {
+  const stored = await fileStore(join(dir, 'runs')).get(runId);
+  if (!stored) throw new Error(`No run ${runId} is saved in ${dir}/runs`);
+  // superjson keeps the plain JSON in `json` (Dates and the like are noted beside it).
+  return (parseSnapshot(stored.snapshot).context as unknown as { json: Freezer }).json;
+}
+
+/** A UI writing into a stream nobody reads, with colours off, for drawing cards in unit tests. */
+export function uiFor(lang: Lang): Ui {
+  const stream = new PassThrough();
+  return createUi({
+    lang,
+    out: stream as unknown as NodeJS.WriteStream,
+    input: stream as unknown as NodeJS.ReadStream,
+    env: {},
+  });
+}
+
 /** The run id the CLI printed in its resume hint. */
 export function runIdOf(output: string): string {
   const match = /turnkit-demo resume (run_[\w-]+)/.exec(output);
@@ -79,10 +154,11 @@ export function runIdOf(output: string): string {
   return match[1]!;
 }
 
-/** The saved transcript of a run, read from the file `fileStore` wrote. */
-export function transcript(dir: string, runId: string): ChatMessage[] {
-  const file = JSON.parse(readFileSync(join(dir, 'runs', `${runId}.json`), 'utf8')) as { snapshot: string };
-  return parseSnapshot(file.snapshot).state.context.messages;
+/** The saved transcript of a run, read through the `fileStore` the CLI writes with. */
+export async function transcript(dir: string, runId: string): Promise<ChatMessage[]> {
+  const stored = await fileStore(join(dir, 'runs')).get(runId);
+  if (!stored) throw new Error(`No run ${runId} is saved in ${dir}/runs`);
+  return parseSnapshot(stored.snapshot).state.context.messages;
 }
 
 /** The tool results of a transcript, by tool name (in order). */

@@ -1,100 +1,13 @@
 /**
- * The arrow-key prompts in a real terminal: the CLI runs inside a detached tmux session (its own
- * server and socket, no user config, 100×50), keys are sent with `send-keys` and the screen is read
- * with `capture-pane`. Skipped, with a notice, only when tmux is missing outside CI; in CI a
- * missing tmux fails the run (install it with `apt-get install -y tmux`).
+ * The arrow-key prompts in a real terminal (tmux, see `terminal.ts`): arrows, space and enter,
+ * text rows, digits, hostile text, and quitting with Esc.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, cleanup, runCli, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, cleanup, runCli, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
+import { hasTmux, inCI, open } from './terminal.js';
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const inCI = Boolean(process.env.CI);
-if (!hasTmux && !inCI) {
-  console.warn(
-    '[demo-cli] tmux is not installed: skipping the real-terminal tests (apt-get install -y tmux).',
-  );
-}
-
-let sessions = 0;
-
-class Terminal {
-  private readonly socket: string;
-
-  constructor(command: string, cwd: string) {
-    // A server of its own, with its socket in the test's temp folder: nothing is left behind in /tmp/tmux-*.
-    this.socket = join(cwd, `tmux-${++sessions}.sock`);
-    // Colours stay on (as for a person); NO_COLOR is for the piped tests.
-    const env = cleanEnv({ TURNKIT_DIR: join(cwd, 'runs') });
-    delete env.NO_COLOR;
-    this.tmux(
-      [
-        '-f',
-        '/dev/null',
-        'new-session',
-        '-d',
-        '-s',
-        'main',
-        '-x',
-        '100',
-        '-y',
-        '50',
-        '-c',
-        cwd,
-        `${command}; echo EXIT=$?; sleep 600`,
-      ],
-      env,
-    );
-  }
-
-  private tmux(args: string[], env: NodeJS.ProcessEnv = process.env): string {
-    if (!hasTmux)
-      throw new Error('tmux is not installed, and CI must run these tests: apt-get install -y tmux');
-    const result = spawnSync('tmux', ['-S', this.socket, '-u', ...args], { env, encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${result.stderr}`);
-    return result.stdout;
-  }
-
-  keys(...keys: string[]): void {
-    this.tmux(['send-keys', '-t', 'main', ...keys]);
-  }
-
-  type(text: string): void {
-    this.tmux(['send-keys', '-t', 'main', '-l', text]);
-  }
-
-  /** The whole screen and scrollback, wrapped lines joined. */
-  screen(): string {
-    return this.tmux(['capture-pane', '-p', '-J', '-S', '-1000', '-t', 'main']);
-  }
-
-  async waitFor(expected: string, timeoutMs = 10_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen();
-      if (screen.includes(expected)) return screen;
-      if (Date.now() > deadline)
-        throw new Error(`Timed out waiting for ${JSON.stringify(expected)}. Screen:\n${screen}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  close(): void {
-    spawnSync('tmux', ['-S', this.socket, 'kill-server']);
-  }
-}
-
-const terminals: Terminal[] = [];
-function open(command: string, cwd: string): Terminal {
-  const terminal = new Terminal(command, cwd);
-  terminals.push(terminal);
-  return terminal;
-}
-afterEach(() => {
-  for (const terminal of terminals.splice(0)) terminal.close();
-});
 afterAll(cleanup);
 
 describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
@@ -124,7 +37,7 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     terminal.keys('Enter');
     const end = await terminal.waitFor('EXIT=0');
 
-    expect(toolResults(transcript(dir, runIdOf(end)), 'AskUserQuestion')).toEqual([
+    expect(toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"K562-dTAG","Follow-ups":"Mycoplasma test, Notify lab manager"}}',
     ]);
   });
@@ -161,18 +74,80 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     );
   });
 
+  it('jumps by row number, also over number labels, and past 9 with two quick digits', async () => {
+    const dir = tempDir();
+    const questions = {
+      questions: [
+        { question: 'Which rack?', header: 'Rack', options: ['2', '1'] },
+        {
+          question: 'Which box?',
+          header: 'Box',
+          options: Array.from({ length: 12 }, (_, i) => `Box ${i + 1}`),
+        },
+      ],
+    };
+    writeFileSync(join(dir, 'questions.json'), JSON.stringify(questions));
+    const terminal = open(`ASK_MAX_OPTIONS=12 node ${CLI} ask "$(cat questions.json)" > answers.json`, dir);
+    await terminal.waitFor('❯ (•) 1. 2');
+    terminal.keys('2');
+    await terminal.waitFor('❯ (•) 2. 1');
+    terminal.keys('1');
+    await terminal.waitFor('❯ (•) 1. 2');
+    terminal.keys('Enter');
+    await terminal.waitFor('✔ Rack › 2');
+    await terminal.waitFor('❯ (•)  1. Box 1');
+    terminal.keys('1', '2');
+    await terminal.waitFor('❯ (•) 12. Box 12');
+    terminal.keys('Enter');
+    await terminal.waitFor('EXIT=0');
+    expect(readFileSync(join(dir, 'answers.json'), 'utf8')).toBe('{"answers":{"Rack":"2","Box":"Box 12"}}\n');
+  });
+
+  it('draws hostile model text as text: the title stays, the screen is not cleared', async () => {
+    const dir = tempDir();
+    const hostile = '\u001b]0;pwned\u0007\u001b[2J';
+    const questions = {
+      questions: [
+        {
+          question: `Which one?${hostile}`,
+          header: 'Pick\u001b[2J',
+          options: [
+            { label: `A${hostile}`, description: `first${hostile}` },
+            { label: 'B', description: 'second' },
+          ],
+        },
+      ],
+    };
+    writeFileSync(join(dir, 'questions.json'), JSON.stringify(questions));
+    const terminal = open(`echo BEFORE; node ${CLI} ask "$(cat questions.json)" > answers.json`, dir);
+    await terminal.waitFor('❯ (•) 1. A');
+    const before = terminal.title();
+    expect(before).not.toBe('pwned');
+    expect(terminal.visible()).toContain('BEFORE');
+    expect(terminal.visible()).toContain('│ Which one?␛]0;pwned␇␛[2J');
+    expect(terminal.visible()).toContain('❯ (•) 1. A␛]0;pwned␇␛[2J');
+    terminal.keys('Enter');
+    const end = await terminal.waitFor('EXIT=0');
+    expect(end).toContain('✔ Pick␛[2J › A␛]0;pwned␇␛[2J');
+    expect(terminal.visible()).toContain('BEFORE');
+    expect(terminal.title()).toBe(before);
+    expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({
+      answers: { 'Pick\u001b[2J': `A${hostile}` },
+    });
+  });
+
   it('quits with Esc mid-question, losing nothing: another process resumes the run', async () => {
     const dir = tempDir();
     const terminal = open(`node ${CLI} --lang zh-CN`, dir);
     await terminal.waitFor('❯ (•) 1. K562（推荐）');
     terminal.keys('Escape');
     const end = await terminal.waitFor('EXIT=0');
-    expect(end).toContain('提问已取消。没有任何丢失');
+    expect(end).toContain('问题暂未回答。没有任何丢失');
     const runId = runIdOf(end);
 
     const resumed = await runCli(['resume', runId], { input: '2\n3\na\n\n\n', dir });
     expect(resumed.code).toBe(0);
-    expect(toolResults(transcript(dir, runId), 'AskUserQuestion')).toEqual([
+    expect(toolResults(await transcript(dir, runId), 'AskUserQuestion')).toEqual([
       '{"answers":{"细胞系":"K562-dTAG","后续任务":"通知实验室管理员"}}',
     ]);
   });

@@ -1,5 +1,4 @@
 /** The pure pieces: line parsing, answer read-back, text measurement and the cards. */
-import { PassThrough } from 'node:stream';
 import type { Question } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
 import { commandName, translator } from '../src/i18n.js';
@@ -7,7 +6,7 @@ import { parseLineChoice } from '../src/prompt-lines.js';
 import { renderApprovalCard, renderQuestionCard } from '../src/render.js';
 import { guessCellLine, parseAnswerText } from '../src/scenario/script.js';
 import { displayWidth, wrap } from '../src/text.js';
-import { createUi } from '../src/ui.js';
+import { uiFor } from './helpers.js';
 
 const t = translator('en', {});
 const single: Question = {
@@ -22,16 +21,6 @@ const single: Question = {
   multiSelect: false,
 };
 const multi: Question = { ...single, header: 'Follow-ups', multiSelect: true };
-
-function uiFor(lang: 'en' | 'zh-CN') {
-  const stream = new PassThrough();
-  return createUi({
-    lang,
-    out: stream as unknown as NodeJS.WriteStream,
-    input: stream as unknown as NodeJS.ReadStream,
-    env: {},
-  });
-}
 
 describe('parseLineChoice', () => {
   it('takes a number, several numbers for multi-select, and an empty line as the first option', () => {
@@ -63,6 +52,31 @@ describe('parseLineChoice', () => {
       ok: true,
       selected: ['K562-RTCB'],
       wantsOther: false,
+    });
+  });
+
+  it('reads numbers as rows, also when the labels are numbers, and past nine options', () => {
+    const numbered: Question = {
+      ...single,
+      options: [
+        { label: '2', description: '' },
+        { label: '1', description: '' },
+      ],
+    };
+    expect(parseLineChoice(numbered, '1', t)).toEqual({ ok: true, selected: ['2'], wantsOther: false });
+    expect(parseLineChoice(numbered, '2', t)).toEqual({ ok: true, selected: ['1'], wantsOther: false });
+    const many: Question = {
+      ...multi,
+      options: Array.from({ length: 12 }, (_, i) => ({ label: `Box ${i + 1}`, description: '' })),
+    };
+    expect(parseLineChoice(many, '10, 12', t)).toEqual({
+      ok: true,
+      selected: ['Box 10', 'Box 12'],
+      wantsOther: false,
+    });
+    expect(parseLineChoice(many, '13', t)).toEqual({
+      ok: false,
+      message: t('notAnOption', { input: '13', max: 12 }),
     });
   });
 
@@ -150,6 +164,20 @@ describe('cards', () => {
     expect(card).toContain('│ ❯ [x] 0. Other (custom input): HeLa_');
     expect(card).toContain('Note (optional): ');
     expect(card).toContain('space toggle');
+  });
+
+  it('names the agent that asked when it is a sub-agent, and no one for the top agent', () => {
+    const ui = uiFor('zh-CN');
+    const top = renderQuestionCard(ui, single, { index: 0, total: 1, agentPath: ['lead'] });
+    expect(top).not.toContain('提问者');
+    const nested = renderQuestionCard(ui, single, { index: 0, total: 1, agentPath: ['lead', 'researcher'] });
+    expect(nested.split('\n')[1]).toMatch(/^│ 提问者：lead › researcher +│$/);
+    const approval = renderApprovalCard(
+      uiFor('en'),
+      { toolName: 't', input: {} },
+      { agentPath: ['a', 'b', 'c'] },
+    );
+    expect(approval.split('\n')[1]).toMatch(/^│ Requested by a › b › c +│$/);
   });
 
   it('draws the approval card with tool, reason and input', () => {

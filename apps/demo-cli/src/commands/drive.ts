@@ -1,11 +1,14 @@
 /**
  * The conversation loop shared by `chat` and `resume`: render what the run waits for, send the
  * answers, show the next turn, until the person stops. Every state it stops in is already saved by
- * the sessions, so stopping is always safe; the exit code says how it stopped.
+ * the sessions, so stopping is always safe; the exit code says how it stopped. An interaction whose
+ * deadline passes (while its card is open, or before it is shown) is resolved with
+ * `sessions.expire`: the model is told it timed out, and the run goes on.
  */
 import {
   AnswerError,
   type ApprovalPayload,
+  type InputPayload,
   type PendingInteraction,
   type QuestionPayload,
   type ResponseInput,
@@ -13,31 +16,74 @@ import {
 } from '@turnkit/core';
 import type { App } from '../app.js';
 import { onInterrupt } from '../interrupt.js';
-import { type Cancelled, isCancelled } from '../prompter.js';
+import {
+  type AskContext,
+  isQuestionCancelled,
+  isStopped,
+  isTimedOut,
+  type Stopped,
+  type TimedOut,
+} from '../prompt.js';
+import { safeLine, safeText } from '../sanitize.js';
 
 /** Exit codes: 0 done or stopped at a prompt by end of input, 1 the run failed, 130 Ctrl-C. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_INTERRUPTED = 130;
 
-type Stop = Cancelled & { kind: PendingInteraction['kind'] };
+type Stop = Stopped & { kind: PendingInteraction['kind'] };
 
-async function collect(app: App, pending: PendingInteraction[]): Promise<ResponseInput[] | Stop> {
+/** What the model is told when the person cancels a question (`/cancel`, the Cancel row). */
+const CANCEL_REASON = 'The user cancelled the question.';
+/** What the model is told when the person cancels a tool's form. */
+const CANCEL_FORM_REASON = 'The user cancelled the form.';
+
+/** Who asked, and until when (the card counts down to it). */
+function askContext(interaction: PendingInteraction): AskContext {
+  const { expiresAt, agentPath } = interaction;
+  return { agentPath, ...(expiresAt === null ? {} : { deadline: Date.parse(expiresAt) }) };
+}
+
+/** Whether an interaction's deadline has passed (it is resolved, not shown). */
+function hasExpired(pending: PendingInteraction[], now = Date.now()): boolean {
+  return pending.some(
+    (interaction) => interaction.expiresAt !== null && Date.parse(interaction.expiresAt) <= now,
+  );
+}
+
+async function collect(app: App, pending: PendingInteraction[]): Promise<ResponseInput[] | Stop | TimedOut> {
   const responses: ResponseInput[] = [];
   for (const interaction of pending) {
+    const { id } = interaction;
+    const asked = askContext(interaction);
     if (interaction.kind === 'question') {
-      const answers = await app.prompter.questions((interaction.payload as QuestionPayload).questions);
-      if (isCancelled(answers)) return { ...answers, kind: 'question' };
-      responses.push({ id: interaction.id, type: 'answer', answers });
+      const { questions } = interaction.payload as QuestionPayload;
+      const answers = await app.prompter.questions(questions, asked);
+      if (isStopped(answers)) return { ...answers, kind: 'question' };
+      if (isTimedOut(answers)) return answers;
+      // The same response as sessions.cancel(runId, { id, reason }), sent with the others.
+      if (isQuestionCancelled(answers)) responses.push({ id, type: 'cancel', reason: CANCEL_REASON });
+      else responses.push({ id, type: 'answer', answers });
+    } else if (interaction.kind === 'input') {
+      const form = interaction.payload as InputPayload;
+      const filled = await app.prompter.input(form, { ...asked, toolName: interaction.toolName });
+      if (isStopped(filled)) return { ...filled, kind: 'input' };
+      if (isTimedOut(filled)) return filled;
+      // The same response as sessions.provideInput(runId, { id, value }), sent with the others.
+      if (isQuestionCancelled(filled)) responses.push({ id, type: 'cancel', reason: CANCEL_FORM_REASON });
+      else responses.push({ id, type: 'input', value: filled.value });
     } else {
-      const decision = await app.prompter.approval(interaction.payload as ApprovalPayload);
-      if (isCancelled(decision)) return { ...decision, kind: 'approval' };
+      const decision = await app.prompter.approval(
+        interaction.payload as ApprovalPayload,
+        interaction.agentPath,
+      );
+      if (isStopped(decision)) return { ...decision, kind: 'approval' };
       const rationale = decision.rationale === undefined ? {} : { rationale: decision.rationale };
       if (decision.decision === 'reject') {
-        responses.push({ id: interaction.id, type: 'reject', ...rationale });
+        responses.push({ id, type: 'reject', ...rationale });
       } else {
         const edited = decision.editedInput === undefined ? {} : { editedInput: decision.editedInput };
-        responses.push({ id: interaction.id, type: 'approve', ...edited, ...rationale });
+        responses.push({ id, type: 'approve', ...edited, ...rationale });
       }
     }
   }
@@ -48,27 +94,23 @@ async function collect(app: App, pending: PendingInteraction[]): Promise<Respons
 function stopped(app: App, runId: string, how: Stop): number {
   const { ui } = app;
   ui.print();
-  const key =
-    how.cancelled === 'interrupt'
-      ? 'interrupted'
-      : how.kind === 'question'
-        ? 'questionCancelled'
-        : 'approvalCancelled';
+  const left = { question: 'questionLeft', approval: 'approvalCancelled', input: 'formLeft' } as const;
+  const key = how.stopped === 'interrupt' ? 'interrupted' : left[how.kind];
   ui.print(ui.color.yellow(ui.t(key, { runId })));
   ui.print(ui.t('resumeHint', { runId }));
-  return how.cancelled === 'interrupt' ? EXIT_INTERRUPTED : EXIT_OK;
+  return how.stopped === 'interrupt' ? EXIT_INTERRUPTED : EXIT_OK;
 }
 
 function printOutput(app: App, result: SessionResult): void {
   if (app.takeStreamed() || !result.output) return;
   const { ui } = app;
-  ui.print(`${ui.color.bold(ui.color.magenta(ui.t('agent')))} › ${result.output}`);
+  ui.print(`${ui.color.bold(ui.color.magenta(ui.t('agent')))} › ${safeText(result.output)}`);
 }
 
 export async function drive(app: App, initial: SessionResult): Promise<number> {
   let runId = initial.runId;
   const dispose = onInterrupt(() =>
-    process.exit(stopped(app, runId, { cancelled: 'interrupt', kind: 'question' })),
+    process.exit(stopped(app, runId, { stopped: 'interrupt', kind: 'question' })),
   );
   try {
     return await loop(app, initial, (id) => {
@@ -89,7 +131,13 @@ async function loop(app: App, initial: SessionResult, track: (runId: string) => 
     track(runId);
     switch (result.status) {
       case 'needs_input': {
-        const responses = await collect(app, result.pending);
+        const expired: TimedOut = { timedOut: true };
+        const responses = hasExpired(result.pending) ? expired : await collect(app, result.pending);
+        if (isTimedOut(responses)) {
+          // Core resolves what has expired (the printer shows it) and the run goes on.
+          result = await app.turn((options) => sessions.expire(runId, options));
+          break;
+        }
         if (!Array.isArray(responses)) return stopped(app, runId, responses);
         try {
           result = await app.turn((options) => sessions.respond(runId, responses, options));
@@ -97,7 +145,7 @@ async function loop(app: App, initial: SessionResult, track: (runId: string) => 
           if (!(error instanceof AnswerError)) throw error;
           ui.print(color.red(t('answerRejected')));
           for (const issue of error.issues) {
-            ui.print(color.red(`  - ${issue.path.join('.')}: ${issue.message}`));
+            ui.print(color.red(`  - ${safeLine(`${issue.path.join('.')}: ${issue.message}`)}`));
           }
         }
         break;
@@ -105,9 +153,9 @@ async function loop(app: App, initial: SessionResult, track: (runId: string) => 
       case 'completed': {
         printOutput(app, result);
         const message = await prompter.message();
-        if (isCancelled(message) || message === '') {
+        if (isStopped(message) || message === '') {
           ui.print(color.dim(t('finished', { runId })));
-          return isCancelled(message) && message.cancelled === 'interrupt' ? EXIT_INTERRUPTED : EXIT_OK;
+          return isStopped(message) && message.stopped === 'interrupt' ? EXIT_INTERRUPTED : EXIT_OK;
         }
         result = await app.turn((options) => sessions.send(runId, message, options));
         break;
@@ -120,7 +168,10 @@ async function loop(app: App, initial: SessionResult, track: (runId: string) => 
       case 'max_steps': {
         const reason =
           result.status === 'failed'
-            ? t('failed', { code: result.error?.code ?? 'ERROR', message: result.error?.message ?? '' })
+            ? t('failed', {
+                code: result.error?.code ?? 'ERROR',
+                message: safeText(result.error?.message ?? ''),
+              })
             : t('maxSteps', { maxSteps: app.agent.maxSteps });
         ui.print(color.red(reason));
         ui.print(t('retryHint', { runId }));

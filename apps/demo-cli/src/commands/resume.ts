@@ -4,6 +4,7 @@
  */
 import { ConflictError, type SessionResult, StateError } from '@turnkit/core';
 import type { App } from '../app.js';
+import { safeLine } from '../sanitize.js';
 import { truncate } from '../text.js';
 import { drive, EXIT_FAILED } from './drive.js';
 
@@ -18,9 +19,9 @@ function recap(app: App, result: SessionResult): void {
       )?.content as string | undefined;
   const user = lastText('user');
   const agent = lastText('assistant');
-  if (user) ui.print(ui.color.dim(`${ui.t('you')} › ${truncate(user, ui.width - 8)}`));
+  if (user) ui.print(ui.color.dim(`${ui.t('you')} › ${truncate(safeLine(user), ui.width - 8)}`));
   if (agent && result.status !== 'completed')
-    ui.print(ui.color.dim(`${ui.t('agent')} › ${truncate(agent, ui.width - 8)}`));
+    ui.print(ui.color.dim(`${ui.t('agent')} › ${truncate(safeLine(agent), ui.width - 8)}`));
 }
 
 export async function resume(app: App, runId: string | undefined): Promise<number> {

@@ -1,14 +1,17 @@
 /**
  * `turnkit-demo runs`: every run saved in the folder, newest first, with its status and what it
- * waits for. Run ids come from the file names `fileStore` writes (`<runId>.json`); everything else
- * is read through the sessions, as `resume` would.
+ * waits for. Run ids come from the names `fileStore` writes (a `<runId>/` folder per run, or a
+ * `<runId>.json` file from an earlier release); everything else is read through the sessions, as
+ * `resume` would.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApprovalPayload, QuestionPayload, SessionResult } from '@turnkit/core';
 import type { App } from '../app.js';
 import type { Translate } from '../i18n.js';
-import { padEnd, truncate } from '../text.js';
+import { safeLine } from '../sanitize.js';
+import { displayWidth, padEnd, truncate } from '../text.js';
 import { EXIT_OK } from './drive.js';
 
 interface RunRow {
@@ -18,24 +21,36 @@ interface RunRow {
   waitingFor: string;
 }
 
-async function runIds(dir: string): Promise<string[]> {
+/** Saved runs and where each lives (its folder, or a file of an earlier release). */
+async function savedRuns(dir: string): Promise<{ runId: string; path: string }[]> {
+  let entries: Dirent[];
   try {
-    return (await readdir(dir))
-      .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
-      .map((name) => name.slice(0, -5));
+    entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const runs = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isDirectory()) runs.set(entry.name, join(dir, entry.name));
+    else if (entry.name.endsWith('.json') && !runs.has(entry.name.slice(0, -5))) {
+      runs.set(entry.name.slice(0, -5), join(dir, entry.name));
+    }
+  }
+  return [...runs].map(([runId, path]) => ({ runId, path }));
 }
 
 function waitingFor(result: SessionResult, t: Translate): string {
   return result.pending
-    .map((interaction) =>
-      interaction.kind === 'question'
-        ? (interaction.payload as QuestionPayload).questions.map((question) => question.header).join(', ')
-        : t('approvalOf', { tool: (interaction.payload as ApprovalPayload).toolName }),
-    )
+    .map((interaction) => {
+      if (interaction.kind === 'question')
+        return (interaction.payload as QuestionPayload).questions
+          .map((question) => question.header)
+          .join(', ');
+      if (interaction.kind === 'input') return t('formOf', { tool: interaction.toolName });
+      return t('approvalOf', { tool: (interaction.payload as ApprovalPayload).toolName });
+    })
     .join('; ');
 }
 
@@ -48,8 +63,8 @@ export async function runs(app: App): Promise<number> {
   const { ui, sessions, options } = app;
   const { t, color } = ui;
   const rows: RunRow[] = [];
-  for (const runId of await runIds(options.dir)) {
-    const updatedAt = (await stat(join(options.dir, `${runId}.json`))).mtime;
+  for (const { runId, path } of await savedRuns(options.dir)) {
+    const updatedAt = (await stat(path)).mtime;
     try {
       const result = await sessions.get(runId);
       rows.push({ runId, status: result.status, updatedAt, waitingFor: waitingFor(result, t) });
@@ -72,7 +87,11 @@ export async function runs(app: App): Promise<number> {
     ui.print(t('noRuns', { dir: options.dirLabel }));
     return EXIT_OK;
   }
-  const idWidth = Math.max(...rows.map((row) => row.runId.length), t('colRun').length);
+  // Run ids are folder names and questions are model text: both are drawn made safe.
+  const idWidth = Math.max(
+    ...rows.map((row) => displayWidth(safeLine(row.runId))),
+    displayWidth(t('colRun')),
+  );
   const statusWidth = Math.max(12, t('colStatus').length);
   const cells = (run: string, status: string, updated: string, waiting: string) =>
     `${padEnd(run, idWidth)}  ${padEnd(status, statusWidth)}  ${padEnd(updated, 16)}  ${waiting}`;
@@ -84,7 +103,9 @@ export async function runs(app: App): Promise<number> {
         : row.status === 'completed'
           ? color.green(row.status)
           : row.status;
-    ui.print(cells(row.runId, status, localTime(row.updatedAt), truncate(row.waitingFor, 60)));
+    ui.print(
+      cells(safeLine(row.runId), status, localTime(row.updatedAt), truncate(safeLine(row.waitingFor), 60)),
+    );
   }
   return EXIT_OK;
 }

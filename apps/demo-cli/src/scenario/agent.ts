@@ -1,10 +1,13 @@
 /**
- * The LN2 inventory agent: the same definition runs on the offline script or on an OpenAI-compatible
- * model, so a run started with one can be resumed with the other.
+ * The LN2 inventory agent: the same definition runs on the offline script or on a real model
+ * (`--model provider:model`), so a run started with one can be resumed with the other. Its questions expire after
+ * `questionTimeoutMs` (the CLI's `--timeout-seconds`): the model is then told `question_timeout`
+ * and goes on.
  */
-import { type Agent, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
+import { type Agent, agentTool, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
 import type { Lang } from '../i18n.js';
 import { queryInventory, recordThaw } from './inventory.js';
+import { createStorageAgent } from './storage.js';
 
 /** Stable across versions of the demo: snapshots name the agent, and a resume with another name is refused. */
 export const AGENT_NAME = 'ln2-inventory';
@@ -14,18 +17,43 @@ function instructions(lang: Lang): string {
     'You are an LN2 freezer inventory assistant for a cell-culture lab.',
     'Always look vials up with query_inventory before acting; never invent cell lines, boxes or positions.',
     'When several cell lines match what the user asked for, ask which one with AskUserQuestion (one question per decision, the most likely line first with " (Recommended)" in its label), and ask in the same call which follow-up tasks to note (multiSelect).',
-    'Record thaws with record_thaw; the user approves each call, and may edit or reject it: respect that.',
+    'Record thaws with record_thaw; the user approves each call, and may edit or reject it: respect that. When several boxes hold the line, record_thaw asks the user which box itself.',
+    'A question the user leaves unanswered times out: then do nothing irreversible and say what you did not do.',
+    'To put new vials into the freezer, hand the user’s request to the storage agent and report what it says.',
     'Keep answers short and concrete (line, box, positions, vials left).',
     lang === 'zh-CN' ? 'Reply in Simplified Chinese.' : 'Reply in English.',
   ].join('\n');
 }
 
-export function createAgent(options: { lang: Lang; model: ModelAdapter }): Agent {
+/** Options of {@link createAgent}. */
+export interface AgentOptions {
+  lang: Lang;
+  model: ModelAdapter;
+  storageModel: ModelAdapter;
+  /** How long the lead's questions wait for an answer; no limit when unset or 0. */
+  questionTimeoutMs?: number;
+}
+
+/**
+ * The agent on `model`; its storage sub-agent runs on `storageModel` (the offline storage script,
+ * or the same model as the lead). Its questions and approvals bubble up to the person.
+ */
+export function createAgent(options: AgentOptions): Agent {
+  const storage = createStorageAgent({ lang: options.lang, model: options.storageModel });
+  const timeoutMs = options.questionTimeoutMs ? { timeoutMs: options.questionTimeoutMs } : {};
   return defineAgent({
     name: AGENT_NAME,
     instructions: instructions(options.lang),
     model: options.model,
-    tools: [queryInventory, recordThaw(options.lang), askUserQuestion()],
+    tools: [
+      queryInventory,
+      recordThaw(options.lang),
+      askUserQuestion(timeoutMs),
+      agentTool(storage, {
+        description: 'Put new vials into the freezer: pass the user’s request; returns what was stored.',
+        questions: 'bubble',
+      }),
+    ],
     maxSteps: 12,
   });
 }

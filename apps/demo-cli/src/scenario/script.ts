@@ -7,7 +7,7 @@
 import type { ChatMessage, ModelAdapter, ModelRequest, ToolCall } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
 import type { Lang } from '../i18n.js';
-import { type InventoryMatch, initialFreezer } from './inventory.js';
+import { type InventoryMatch, initialFreezer } from './freezer.js';
 import { type ScenarioText, scenarioText } from './text.js';
 
 /** The script never runs out: one step per model call, up to this many calls in a conversation. */
@@ -62,7 +62,8 @@ export function guessCellLine(message: string): string {
   );
 }
 
-function parseJson(text: string): Record<string, unknown> {
+/** The object `text` holds as JSON, or `{}`. */
+export function parseJson(text: string): Record<string, unknown> {
   try {
     const value = JSON.parse(text) as unknown;
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
@@ -71,7 +72,8 @@ function parseJson(text: string): Record<string, unknown> {
   }
 }
 
-function callOf(messages: ChatMessage[], toolCallId: string): ToolCall | undefined {
+/** The tool call a tool result answers. */
+export function callOf(messages: ChatMessage[], toolCallId: string): ToolCall | undefined {
   for (const message of messages) {
     const call =
       message.role === 'assistant' ? message.tool_calls?.find((c) => c.id === toolCallId) : undefined;
@@ -182,7 +184,15 @@ function afterThaw(text: ScenarioText, content: string): ScriptedStep {
   }
   if (result.error_code === 'rejected_by_user') return text.rejected(result.rationale as string | undefined);
   if (result.error_code === 'tool_error') return text.failed(String(result.message));
+  // The box form (record_thaw's ctx.ask) was cancelled or timed out.
+  if (result.error_code === 'question_cancelled' || result.error_code === 'question_timeout')
+    return text.noBox;
   return text.notRecorded;
+}
+
+/** Whether a message asks to put new vials away: the storage sub-agent does that. */
+export function isStoreRequest(message: string): boolean {
+  return /\b(store|freeze|put away)\b|冻存|存入|入库/i.test(message);
 }
 
 /** The next step, decided from the request alone. */
@@ -192,6 +202,9 @@ export function nextStep(request: ModelRequest, lang: Lang): ScriptedStep {
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');
   const turn = messages.slice(lastUser);
   const last = messages.at(-1);
+  if (last?.role === 'user' && isStoreRequest(last.content)) {
+    return { text: text.storing, toolCalls: [{ name: 'storage', arguments: { input: last.content } }] };
+  }
   if (last?.role === 'user') {
     return {
       text: text.checking,
@@ -206,6 +219,8 @@ export function nextStep(request: ModelRequest, lang: Lang): ScriptedStep {
       return afterQuestion(text, turn, last.content);
     case 'record_thaw':
       return afterThaw(text, last.content);
+    case 'storage':
+      return text.storageReport(last.content);
     default:
       return text.noAnswer;
   }

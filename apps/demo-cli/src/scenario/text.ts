@@ -1,9 +1,10 @@
 /**
- * What the scripted LN2 assistant says, in English and Chinese: its messages, its questions and the
- * approval reason of `record_thaw`. The CLI's own strings are in `../i18n.ts`.
+ * What the scripted LN2 assistant says, in English and Chinese: its messages, its questions, and
+ * what `record_thaw` shows (its approval reason, its box form). The CLI's own strings are in
+ * `../i18n.ts`.
  */
 import type { Lang } from '../i18n.js';
-import type { InventoryMatch } from './inventory.js';
+import type { BoxVials, InventoryMatch } from './freezer.js';
 
 export interface ThawSummary {
   cellLine: string;
@@ -27,11 +28,22 @@ export interface ScenarioText {
   followUpsQuestion: string;
   followUps: { label: string; description: string }[];
   thawReason(cellLine: string, vials: number, box: number, positions: string[], left: number): string;
+  /** The approval reason when several boxes hold the line (the box is chosen next). */
+  thawReasonBoxes(cellLine: string, vials: number, boxes: number[], left: number): string;
+  /** The message of `record_thaw`'s box form. */
+  whichBox(cellLine: string, vials: number, boxes: BoxVials[]): string;
+  /** The title of the form's field, and each box as the form offers it. */
+  boxField: string;
+  boxLabel(box: BoxVials): string;
+  /** The model's reply when the form was cancelled or timed out. */
+  noBox: string;
   done(summary: ThawSummary): string;
   rejected(rationale: string | undefined): string;
   notRecorded: string;
   noAnswer: string;
   failed(message: string): string;
+  storing: string;
+  storageReport(output: string): string;
 }
 
 const en: ScenarioText = {
@@ -44,7 +56,8 @@ const en: ScenarioText = {
   cellLineHeader: 'Cell line',
   whichLine: (query, names) =>
     `The freezer holds ${names.length} lines matching “${query}”: ${names.join(', ')}. Which one should I thaw?`,
-  describe: (m) => `${m.kind} · ${m.vials} vial${m.vials === 1 ? '' : 's'} · box ${m.box}`,
+  describe: (m) =>
+    `${m.kind} · ${m.vials} vial${m.vials === 1 ? '' : 's'} · box${m.boxes.length > 1 ? 'es' : ''} ${m.boxes.map((b) => b.box).join(', ')}`,
   followUpsHeader: 'Follow-ups',
   followUpsQuestion: 'Which follow-up tasks should I add to the thaw record?',
   followUps: [
@@ -54,6 +67,13 @@ const en: ScenarioText = {
   ],
   thawReason: (cellLine, vials, box, positions, left) =>
     `Takes ${vials} vial${vials === 1 ? '' : 's'} of ${cellLine} out of box ${box} (${positions.join(', ')}); ${left} will remain.`,
+  thawReasonBoxes: (cellLine, vials, boxes, left) =>
+    `Takes ${vials} vial${vials === 1 ? '' : 's'} of ${cellLine} out of the freezer; boxes ${boxes.join(' and ')} hold it, and you choose which next. ${left} will remain.`,
+  whichBox: (cellLine, vials, boxes) =>
+    `${boxes.length} boxes hold ${cellLine}. Which box should the ${vials === 1 ? 'vial' : `${vials} vials`} come from?`,
+  boxField: 'Box',
+  boxLabel: ({ box, positions }) => `Box ${box} · ${positions.join(', ')}`,
+  noBox: 'No box was chosen, so I did not record the thaw.',
   done: (s) =>
     `Done: thawed ${s.positions.length} vial${s.positions.length === 1 ? '' : 's'} of ${s.cellLine} from box ${s.box} ` +
     `(${s.positions.join(', ')}), ${s.left} left.` +
@@ -64,6 +84,8 @@ const en: ScenarioText = {
   notRecorded: 'The thaw was not approved, so nothing was recorded.',
   noAnswer: 'Without an answer I will not thaw anything. Tell me which line you need when you are ready.',
   failed: (message) => `I could not record the thaw: ${message}`,
+  storing: 'I will ask the storage agent to put them away.',
+  storageReport: (output) => `The storage agent reports: ${output}`,
 };
 
 const zhCN: ScenarioText = {
@@ -74,7 +96,7 @@ const zhCN: ScenarioText = {
   recommended: '（推荐）',
   cellLineHeader: '细胞系',
   whichLine: (_query, names) => `库存中有 ${names.join('、')} ${names.length} 种，你需要哪个？`,
-  describe: (m) => `${m.kind} · ${m.vials} 支 · ${m.box} 号盒`,
+  describe: (m) => `${m.kind} · ${m.vials} 支 · ${m.boxes.map((b) => b.box).join('、')} 号盒`,
   followUpsHeader: '后续任务',
   followUpsQuestion: '需要在解冻记录中添加哪些后续任务？',
   followUps: [
@@ -84,6 +106,12 @@ const zhCN: ScenarioText = {
   ],
   thawReason: (cellLine, vials, box, positions, left) =>
     `从 ${box} 号盒取出 ${vials} 支 ${cellLine}（${positions.join('、')}），剩余 ${left} 支。`,
+  thawReasonBoxes: (cellLine, vials, boxes, left) =>
+    `取出 ${vials} 支 ${cellLine}；${boxes.join('、')} 号盒都有，接下来由您选择从哪个盒取。剩余 ${left} 支。`,
+  whichBox: (cellLine, vials, boxes) => `${boxes.length} 个盒子里有 ${cellLine}。这 ${vials} 支从哪个盒取？`,
+  boxField: '盒子',
+  boxLabel: ({ box, positions }) => `${box} 号盒 · ${positions.join('、')}`,
+  noBox: '没有选择盒子，未记录解冻。',
   done: (s) =>
     `已完成：从 ${s.box} 号盒解冻 ${s.positions.length} 支 ${s.cellLine}（${s.positions.join('、')}），剩余 ${s.left} 支。` +
     (s.followUps.length > 0 ? `后续任务：${s.followUps.join('、')}。` : '') +
@@ -92,6 +120,8 @@ const zhCN: ScenarioText = {
   notRecorded: '解冻未获批准，未做任何记录。',
   noAnswer: '没有得到回答，我不会解冻任何样品。准备好后告诉我需要哪个细胞系。',
   failed: (message) => `无法记录解冻：${message}`,
+  storing: '我请存储 Agent 来入库。',
+  storageReport: (output) => `存储 Agent 回复：${output}`,
 };
 
 export function scenarioText(lang: Lang): ScenarioText {
