@@ -6,4 +6,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // The demos' model choice is TypeScript source (its `exports`): bundled in.
+  noExternal: ['@turnkit/demo-models'],
 });

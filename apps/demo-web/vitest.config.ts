@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@turnkit\/core\/testing$/, replacement: source('core/src/testing/index.ts') },
       { find: /^@turnkit\/adapters\/file$/, replacement: source('adapters/src/file-store.ts') },
       { find: /^@turnkit\/adapters\/http$/, replacement: source('adapters/src/http/index.ts') },
+      { find: /^@turnkit\/adapters\/ai-sdk$/, replacement: source('adapters/src/ai-sdk/index.ts') },
     ],
   },
   test: {

@@ -1,6 +1,14 @@
-// The page's client of the TurnKit HTTP handler (mounted at /api): JSON calls, problem details as
-// errors, and the run's Server-Sent Events read with fetch (so headers such as a bearer token
-// could be added, which EventSource cannot do).
+// The page's client of the TurnKit HTTP handler (mounted at /api): JSON calls (in the page's
+// language: a new run's forms speak it), problem details as errors, and the run's Server-Sent
+// Events read with fetch (so headers such as a bearer token could be added, which EventSource
+// cannot do).
+
+let language = 'en';
+
+/** The language calls ask in (`Accept-Language`): the server builds a new run's context with it. */
+export function useLanguage(lang) {
+  language = lang;
+}
 
 /** An HTTP problem (application/problem+json) as an Error with its body. */
 export class ProblemError extends Error {
@@ -13,7 +21,7 @@ export class ProblemError extends Error {
 
 /** Calls the API; resolves with the JSON body, rejects with a ProblemError. */
 export async function call(method, path, body) {
-  const init = { method, headers: { accept: 'application/json' } };
+  const init = { method, headers: { accept: 'application/json', 'accept-language': language } };
   if (method === 'POST') {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body ?? {});

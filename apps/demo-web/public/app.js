@@ -1,15 +1,22 @@
 // The demo page: a chat with the LN2 assistant. The run lives on the server (?run=<id> in the URL),
 // so a reload, or another browser with the same URL, shows the same pending card. Streamed text and
-// other windows' progress arrive over the run's Server-Sent Events.
+// other windows' progress arrive over the run's Server-Sent Events. Their `state` events carry the
+// transcript only while it is short (and `messageCount` always): when it is missing the page keeps
+// the transcript it shows, or reads the run again (`GET /runs/:id`) when it has grown. A card
+// whose interaction expires counts down; when the server's sweep lets the run go on, the page
+// sees the turn on the event stream (with no `state` event) and reads the run again.
 
-import { call, follow, ProblemError } from './api.js';
+import { call, follow, ProblemError, useLanguage } from './api.js';
 import { approvalCard, questionCard, setBusy, showError } from './cards.js';
+import { attachCountdown } from './countdown.js';
+import { inputCard } from './form-card.js';
 import { pickLang, translator } from './i18n.js';
 import { liveBubble, renderTranscript } from './transcript.js';
 
 const params = new URLSearchParams(location.search);
 const lang = pickLang(params.get('lang'), navigator.languages);
 const t = translator(lang);
+useLanguage(lang);
 
 const $ = (selector) => document.querySelector(selector);
 const log = $('#log');
@@ -25,6 +32,13 @@ const state = {
   renderedSeq: 0,
   stream: null,
   view: null,
+  /** The store version of the view shown: an older view (a late response or event) is dropped. */
+  version: -1,
+  /** How many messages the transcript on the page holds. */
+  messageCount: 0,
+  /** A `GET /runs/:id` in flight, and whether another is wanted after it. */
+  refreshing: false,
+  refreshAgain: false,
 };
 
 function applyStrings() {
@@ -77,20 +91,53 @@ function setRun(runId) {
   listen();
 }
 
+/** Reads the whole run again (with its transcript), once at a time; a call meanwhile asks for one more. */
+async function refresh() {
+  if (state.refreshing) {
+    state.refreshAgain = true;
+    return;
+  }
+  state.refreshing = true;
+  try {
+    do {
+      state.refreshAgain = false;
+      render(await call('GET', `/runs/${state.runId}`));
+    } while (state.refreshAgain);
+  } catch (error) {
+    flash(`${t('error')} ${error.message}`);
+  } finally {
+    state.refreshing = false;
+  }
+}
+
+/** Shows the transcript of a view; a view without one (a long run's state event) keeps or fetches it. */
+function showTranscript(view) {
+  if (view.messages) {
+    renderTranscript(log, view.messages, t);
+    state.messageCount = view.messages.length;
+  } else if (view.messageCount !== undefined && view.messageCount !== state.messageCount) {
+    void refresh();
+  }
+}
+
 /** Shows a run's state: transcript, pending cards (kept when already shown), status. */
 function render(view) {
+  if (view.version !== undefined && view.version < state.version) return;
+  state.version = view.version ?? state.version;
   state.view = view;
   state.renderedSeq = Math.max(state.renderedSeq, view.lastSeq ?? 0);
   state.running = view.status === 'running';
-  renderTranscript(log, view.messages ?? [], t);
+  showTranscript(view);
   if (view.status === 'failed' && view.error) flash(t('failed', view.error.message));
   const ids = new Set(view.pending.map((interaction) => interaction.id));
   for (const card of pendingArea.querySelectorAll('.card')) if (!ids.has(card.dataset.id)) card.remove();
   let first = null;
+  const builders = { question: buildQuestion, approval: buildApproval, input: buildInput };
   for (const interaction of view.pending) {
     if (pendingArea.querySelector(`.card[data-id="${CSS.escape(interaction.id)}"]`)) continue;
-    const card = interaction.kind === 'question' ? buildQuestion(interaction) : buildApproval(interaction);
+    const card = builders[interaction.kind](interaction);
     pendingArea.append(card);
+    if (interaction.expiresAt) attachCountdown(card, interaction.expiresAt, t);
     first ??= card;
   }
   message.placeholder = t(view.pending.length ? 'placeholderPending' : 'placeholder');
@@ -150,10 +197,29 @@ function buildApproval(interaction) {
   return card;
 }
 
-/** Live events of the run: streamed text, tools at work, and the state after each turn. */
+function buildInput(interaction) {
+  const card = inputCard(interaction, t, {
+    onSubmit: (value) =>
+      play(card, () => call('POST', `/runs/${state.runId}/input`, { id: interaction.id, value })),
+    onDismiss: () => play(card, () => call('POST', `/runs/${state.runId}/cancel`, { id: interaction.id })),
+  });
+  return card;
+}
+
+/** Events that end a turn: its `state` event follows, except after a sweep (then the page reads the run). */
+const TURN_ENDS = new Set(['turn_paused', 'turn_completed', 'turn_failed', 'turn_aborted', 'turn_max_steps']);
+
+/** Live events of the run: streamed text, tools at work, timeouts, and the state after each turn. */
 function onEvent({ event, id, data }) {
   if (event === 'state') return render(data);
   if (id !== undefined && id <= state.renderedSeq) return;
+  if (event === 'interaction_resolved' && data.resolution === 'timed_out') flash(t('timedOut'));
+  if (TURN_ENDS.has(event) && !state.busy) {
+    // A turn this page did not ask for and no state event told about (a sweep): read the run.
+    setTimeout(() => {
+      if (state.renderedSeq < id) void refresh();
+    }, 500);
+  }
   if (event === 'turn_started' && !state.busy) {
     state.running = true;
     updateStatus();

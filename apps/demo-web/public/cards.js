@@ -1,10 +1,13 @@
 // Pending interactions as cards: a question card (radio buttons or checkboxes with descriptions,
-// an Other field and a note per question) and an approval card (tool, reason, editable input,
-// rationale, approve or reject).
+// an Other field and a note per question; a text field alone for a question without options) and
+// an approval card (tool, reason, editable input, rationale, approve or reject); a tool's form is
+// drawn by form-card.js with the same parts. A card asked by a sub-agent names it ("Asked by
+// ln2-web › storage").
 
 import { h, uid } from './dom.js';
 
-function errorLine() {
+/** The line at the bottom of a card where a problem is shown (hidden until then). */
+export function errorLine() {
   return h('p', { class: 'error', role: 'alert', hidden: true });
 }
 
@@ -15,7 +18,31 @@ export function showError(card, message) {
   line.hidden = !message;
 }
 
+/** "Asked by lead › storage" when a sub-agent asked; nothing for the top agent. */
+export function askerLine(interaction, t, key) {
+  const path = interaction.agentPath ?? [];
+  return path.length > 1 ? h('p', { class: 'asker' }, t(key, path.join(' › '))) : null;
+}
+
+/** A free-text question (no options): its text and one field for the answer, no Other, no note. */
+function freeTextFields(question, t) {
+  const legendId = uid('legend');
+  return h(
+    'fieldset',
+    { class: 'question', 'data-question': question.id, 'data-free-text': true, 'aria-labelledby': legendId },
+    h(
+      'legend',
+      { id: legendId },
+      h('span', { class: 'chip' }, question.header),
+      h('span', { class: 'qtext' }, question.question),
+    ),
+    h('p', { class: 'hint' }, t('typeAnswer')),
+    h('textarea', { class: 'answer-text', rows: 2, 'aria-label': t('answerLabel', question.header) }),
+  );
+}
+
 function questionFields(question, t) {
+  if (question.options.length === 0) return freeTextFields(question, t);
   const name = uid(`q-${question.id}`);
   const type = question.multiSelect ? 'checkbox' : 'radio';
   const legendId = uid('legend');
@@ -72,10 +99,14 @@ function questionFields(question, t) {
   );
 }
 
-/** The answers of a question card, keyed by question id. */
+/** The answers of a question card, keyed by question id: a free-text question's is its text. */
 function collectAnswers(card) {
   const answers = {};
   for (const fieldset of card.querySelectorAll('fieldset.question')) {
+    if ('freeText' in fieldset.dataset) {
+      answers[fieldset.dataset.question] = fieldset.querySelector('.answer-text').value.trim();
+      continue;
+    }
     const selected = [...fieldset.querySelectorAll('input[data-label]:checked')].map(
       (box) => box.dataset.label,
     );
@@ -101,10 +132,21 @@ export function questionCard(interaction, t, { onAnswer, onDismiss }) {
       'aria-label': t('questionCard'),
       onsubmit: (event) => {
         event.preventDefault();
+        // An empty typed answer is refused before anything is sent: it asks again.
+        const empty = [...card.querySelectorAll('.answer-text')].find((field) => field.value.trim() === '');
+        if (empty) {
+          showError(card, t('emptyAnswer', empty.closest('fieldset').querySelector('.chip').textContent));
+          empty.focus();
+          return;
+        }
+        showError(card, '');
         onAnswer(collectAnswers(card));
       },
+      // Typing is correcting: the last problem shown goes away.
+      oninput: () => showError(card, ''),
     },
     h('p', { class: 'card-kind' }, t('questionCard')),
+    askerLine(interaction, t, 'askedBy'),
     interaction.payload.questions.map((question) => questionFields(question, t)),
     h(
       'div',
@@ -156,6 +198,7 @@ export function approvalCard(interaction, t, { onApprove, onReject }) {
       },
     },
     h('p', { class: 'card-kind warn' }, t('approvalCard')),
+    askerLine(interaction, t, 'requestedBy'),
     h('p', { class: 'tool-name' }, h('code', {}, toolName)),
     reason ? h('p', { class: 'reason' }, reason) : null,
     h('label', { class: 'field', for: inputId }, t('input')),

@@ -26,7 +26,11 @@ function toolNode(call, content, t) {
       const lines = Object.entries(result.answers).map(([header, value]) => `${header}: ${value}`);
       return bubble('user answer', t('answered'), lines.join('\n'));
     }
-    return h('p', { class: 'note' }, t('dismissed'));
+    return h(
+      'p',
+      { class: 'note' },
+      t(result?.error_code === 'question_timeout' ? 'timedOutNote' : 'dismissed'),
+    );
   }
   if (result?.ok === false && result.error_code === 'rejected_by_user') {
     return h('p', { class: 'note' }, t('rejectedNote', result.rationale));

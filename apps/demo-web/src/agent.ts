@@ -1,7 +1,8 @@
-/** The LN2 inventory agent of the web demo, on the offline scripted model. */
-import { type Agent, askUserQuestion, defineAgent } from '@turnkit/core';
+/** The LN2 inventory agent of the web demo, on the offline scripted model unless given a model. */
+import { type Agent, agentTool, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
 import { queryInventory, thawVials } from './freezer.js';
 import { demoModel } from './script.js';
+import { createStorageAgent } from './storage.js';
 
 /** Stable: stored snapshots name the agent, and a resume with another name is refused. */
 export const AGENT_NAME = 'ln2-web';
@@ -12,19 +13,42 @@ export interface DemoAgentOptions {
   paceMs?: number;
   /** Delay before each model answer, in ms (default 300). */
   thinkMs?: number;
+  /** How long the assistant's questions wait for an answer, in ms (default five minutes; 0: no limit). */
+  questionTimeoutMs?: number;
+  /** A model in place of the script (`--model provider:model`), for the agent and its storage sub-agent. */
+  model?: ModelAdapter;
 }
 
-/** The demo agent: looks vials up, asks which to thaw, asks approval to thaw them, reports. */
+/** The seed's question timeout: five minutes. */
+export const DEFAULT_QUESTION_TIMEOUT_MS = 300_000;
+
+/**
+ * The demo agent: looks vials up, asks which to thaw (a question that times out), asks approval to
+ * thaw them, reports; hands requests to store new vials to its storage sub-agent, whose question
+ * and approval bubble up.
+ */
 export function createDemoAgent(options: DemoAgentOptions = {}): Agent {
+  const storage = createStorageAgent({
+    thinkMs: options.thinkMs ?? 300,
+    ...(options.model ? { model: options.model } : {}),
+  });
+  const timeoutMs = options.questionTimeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS;
   return defineAgent({
     name: AGENT_NAME,
     instructions: [
       'You are an LN2 freezer inventory assistant for a cell-culture lab.',
       'Look vials up with query_inventory before acting; ask with AskUserQuestion when a choice is the user’s;',
-      'thaw only with thaw_vials, which the user approves, edits or rejects.',
+      'thaw only with thaw_vials, which the user approves, edits or rejects (it asks which box when a line is in several);',
+      'a question left unanswered times out: then thaw nothing;',
+      'hand requests to store new vials to the storage agent.',
     ].join(' '),
-    model: demoModel({ paceMs: options.paceMs ?? 35, thinkMs: options.thinkMs ?? 300 }),
-    tools: [queryInventory, thawVials, askUserQuestion()],
+    model: options.model ?? demoModel({ paceMs: options.paceMs ?? 35, thinkMs: options.thinkMs ?? 300 }),
+    tools: [
+      queryInventory,
+      thawVials,
+      askUserQuestion(timeoutMs > 0 ? { timeoutMs } : {}),
+      agentTool(storage, { description: 'Store new vials: pass the user’s request.', questions: 'bubble' }),
+    ],
     maxSteps: 8,
   });
 }

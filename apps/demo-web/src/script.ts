@@ -2,13 +2,24 @@
  * The offline model of the demo: a scripted model whose every step is one function of the request.
  * It reads the end of the transcript (the user's message, or which tool just answered) and plays
  * the next move of the LN2 story: look the freezer up → ask which lines and which medium → ask to
- * thaw them (an approval) → report. It answers in Chinese when the user writes Chinese.
+ * thaw them (an approval; `thaw_vials` itself asks which box when a line is in several) → report.
+ * A request to store new vials goes to the storage sub-agent (`storage.ts`), whose report it
+ * passes on. It answers in Chinese when the user writes Chinese.
  */
 import type { ChatMessage, ModelAdapter, ModelRequest } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
-import type { FreezerLine, ThawResult } from './freezer.js';
+import type { ThawResult } from './freezer.js';
+import { isStoreRequest, STORAGE_AGENT } from './storage.js';
 
 type Lang = 'en' | 'zh';
+
+/** One line of `query_inventory`'s result. */
+interface InventoryRow {
+  cellLine: string;
+  kind: string;
+  boxes: string[];
+  vials: number;
+}
 
 const TEXT = {
   en: {
@@ -16,8 +27,8 @@ const TEXT = {
     ask: 'Here is what is left. Two quick choices before I thaw anything:',
     linesHeader: 'Cell lines',
     linesQuestion: 'Which cell lines should I thaw (one vial each)?',
-    vials: (line: FreezerLine & { vials: number }) =>
-      `${line.kind} · rack ${line.rack}, box ${line.box} · ${line.vials} vials left`,
+    vials: (line: InventoryRow) =>
+      `${line.kind} · ${line.boxes.length > 1 ? 'boxes' : 'box'} ${line.boxes.join(', ')} · ${line.vials} vials left`,
     mediumHeader: 'Medium',
     mediumQuestion: 'Which medium should the vials go into?',
     rpmi: 'For suspension lines such as K562; pre-warmed to 37 °C.',
@@ -28,16 +39,19 @@ const TEXT = {
     missing: (names: string) => `${names}: not in this freezer, so nothing was thawed for it.`,
     tip: 'Spin them down within 10 minutes and label the flasks with today’s date.',
     rejected: 'Understood: nothing was thawed.',
+    noBox: 'No box was chosen, so nothing was thawed.',
     noChoice: 'No problem, I did not thaw anything. Tell me when you are ready.',
     welcome: 'You are welcome! Ask me whenever you need vials.',
+    storing: 'I will ask the storage agent to put them away.',
+    storageReport: (output: string) => `The storage agent reports: ${output}`,
   },
   zh: {
     checking: '我先查一下液氮罐的库存。',
     ask: '这是剩余的库存。解冻前请先做两个选择：',
     linesHeader: '细胞系',
     linesQuestion: '要解冻哪些细胞系（每种一支）？',
-    vials: (line: FreezerLine & { vials: number }) =>
-      `${line.kind === 'suspension' ? '悬浮' : '贴壁'} · ${line.rack} 架 ${line.box} 盒 · 剩 ${line.vials} 支`,
+    vials: (line: InventoryRow) =>
+      `${line.kind === 'suspension' ? '悬浮' : '贴壁'} · ${line.boxes.join('、')} 盒 · 剩 ${line.vials} 支`,
     mediumHeader: '培养基',
     mediumQuestion: '解冻到哪种培养基？',
     rpmi: '适合 K562 等悬浮细胞；已预热到 37 °C。',
@@ -48,8 +62,11 @@ const TEXT = {
     missing: (names: string) => `${names}：不在这个液氮罐里，没有解冻。`,
     tip: '请在 10 分钟内离心，并在培养瓶上写好今天的日期。',
     rejected: '明白，没有解冻任何细胞。',
+    noBox: '没有选择盒子，没有解冻任何细胞。',
     noChoice: '好的，我没有解冻任何东西。准备好了再告诉我。',
     welcome: '不客气！需要细胞时随时找我。',
+    storing: '我请存储 Agent 来入库。',
+    storageReport: (output: string) => `存储 Agent 回复：${output}`,
   },
 } as const;
 
@@ -82,7 +99,7 @@ export function labelsOf(answer: string): string[] {
 
 function askStep(lang: Lang, result: string): ScriptedStep {
   const t = TEXT[lang];
-  const { lines } = JSON.parse(result) as { lines: (FreezerLine & { vials: number })[] };
+  const { lines } = JSON.parse(result) as { lines: InventoryRow[] };
   const available = lines.filter((line) => line.vials > 0).slice(0, 4);
   const questions = [
     {
@@ -119,7 +136,13 @@ function thawStep(lang: Lang, result: string): ScriptedStep {
 
 function reportStep(lang: Lang, result: string): ScriptedStep {
   const t = TEXT[lang];
-  const parsed = JSON.parse(result) as Partial<ThawResult> & { ok?: false; rationale?: string | null };
+  const parsed = JSON.parse(result) as Partial<ThawResult> & {
+    ok?: false;
+    error_code?: string;
+    rationale?: string | null;
+  };
+  // The box form (thaw_vials' ctx.ask) was dismissed, or timed out.
+  if (parsed.error_code === 'question_cancelled' || parsed.error_code === 'question_timeout') return t.noBox;
   if (parsed.ok === false) return parsed.rationale ? `${t.rejected} (${parsed.rationale})` : t.rejected;
   const lines = [
     `${t.done} ${(parsed.thawed ?? []).map((vial) => `${vial.cellLine} (${vial.position})`).join(', ')} ${t.into} ${parsed.medium}.`,
@@ -139,6 +162,13 @@ export function plan(request: ModelRequest): ScriptedStep {
     if (tool === 'query_inventory') return askStep(lang, last.content);
     if (tool === 'AskUserQuestion') return thawStep(lang, last.content);
     if (tool === 'thaw_vials') return reportStep(lang, last.content);
+    if (tool === STORAGE_AGENT) return TEXT[lang].storageReport(last.content);
+  }
+  if (last?.role === 'user' && isStoreRequest(last.content)) {
+    return {
+      text: TEXT[lang].storing,
+      toolCalls: [{ name: STORAGE_AGENT, arguments: { input: last.content } }],
+    };
   }
   if (last?.role === 'user' && /thank|谢/i.test(last.content)) return TEXT[lang].welcome;
   return { text: TEXT[lang].checking, toolCalls: [{ name: 'query_inventory', arguments: {} }] };

@@ -1,84 +1,14 @@
 /**
- * The page in a real browser: headless Chromium (the Debian `chromium` package) driven by
- * playwright-core. Without Chromium the test is skipped with a notice, except under CI=true, where
- * it fails. Screenshots go to test-artifacts/.
+ * The page in a real browser (see `chromium.ts`): questions, approvals, reloads, languages, a
+ * sub-agent's free-text question, and a second browser answering while the first follows live.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DemoServer, startDemoServer } from '../src/server.js';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, available, choice, useBrowser } from './chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`;
-  if (process.env.CI === 'true') throw new Error(message);
-  console.warn(`[demo-web] skipping the browser test. ${message}`);
-}
-
-let browser: Browser;
-let server: DemoServer;
-let dir: string;
-
-beforeAll(async () => {
-  if (!available) return;
-  dir = await mkdtemp(join(tmpdir(), 'turnkit-web-'));
-  server = await startDemoServer({ port: 0, dataDir: join(dir, 'runs'), paceMs: 15, thinkMs: 50 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  await mkdir(ARTIFACTS, { recursive: true });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-/** Uncaught errors and console errors of every page; each test ends by checking there were none. */
-const pageErrors: string[] = [];
-
-/** A page of a fresh browser context (its own storage, like another browser). */
-async function openPage(path: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 900, height: 1300 }, locale: 'en-US' });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-  await page.goto(new URL(path, server.url).toString());
-  return page;
-}
-
-/** The checkbox or radio button of an option, found by its accessible name (label, then description). */
-function choice(card: Locator, question: string, label: string): Locator {
-  const name = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`);
-  const fieldset = card.locator(`fieldset[data-question="${question}"]`);
-  return fieldset.getByRole('checkbox', { name }).or(fieldset.getByRole('radio', { name }));
-}
+const { openPage } = useBrowser();
 
 describe.skipIf(!available)('the web demo in Chromium', () => {
-  afterEach(() => {
-    expect(pageErrors.splice(0)).toEqual([]);
-  });
-
   it('asks with a card, survives a reload, takes an approval and shows the transcript', async () => {
     const page = await openPage('/?lang=en');
     await expect.poll(() => page.locator('.empty').textContent()).toContain('thaw vials');
@@ -148,6 +78,58 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
     expect(await other.getByRole('button', { name: '发送' }).count()).toBe(1);
     expect(await other.locator('h1').textContent()).toBe('液氮罐库存助手');
     await other.screenshot({ path: join(ARTIFACTS, 'demo-web-zh.png') });
+  });
+
+  it('asks a sub-agent’s free-text question in a text field, refuses it empty, and names the asker', async () => {
+    const page = await openPage('/?lang=en');
+    await page.getByLabel('Message').fill('Store 2 new vials of HeLa');
+    await page.getByRole('button', { name: 'Send' }).click();
+
+    const card = page.locator('form.question-card');
+    await card.waitFor();
+    expect(await card.locator('.asker').textContent()).toBe('Asked by ln2-web › storage');
+    const fieldset = card.locator('fieldset[data-question="position"]');
+    expect(await fieldset.locator('legend').textContent()).toBe(
+      'PositionWhere should the new HeLa vials go? One position per vial, e.g. B2-14, B2-15.',
+    );
+    expect(await fieldset.getByRole('radio').count()).toBe(0);
+    expect(await fieldset.getByRole('checkbox').count()).toBe(0);
+    expect(await fieldset.getByText('Other').count()).toBe(0);
+    expect(await fieldset.getByLabel('Note (optional)').count()).toBe(0);
+
+    await card.getByRole('button', { name: 'Submit answers' }).click();
+    await expect
+      .poll(() => card.locator('.error').textContent())
+      .toBe('Type an answer for Position first (or dismiss the question).');
+    expect(await card.isVisible()).toBe(true);
+    const answer = fieldset.getByLabel('Your answer for Position');
+    await expect.poll(() => answer.evaluate((field) => field === document.activeElement)).toBe(true);
+    await answer.fill('B2-14, B2-15');
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'free-text-card.png') });
+    await card.getByRole('button', { name: 'Submit answers' }).click();
+
+    const approval = page.locator('form.approval-card');
+    await approval.waitFor();
+    expect(await approval.locator('.asker').textContent()).toBe('Requested by ln2-web › storage');
+    expect(await approval.locator('.tool-name').textContent()).toBe('store_vials');
+    expect(JSON.parse(await approval.locator('textarea.json').inputValue())).toEqual({
+      cellLine: 'HeLa',
+      positions: ['B2-14', 'B2-15'],
+    });
+    await approval.getByRole('button', { name: 'Approve' }).click();
+    const final = page.locator('.bubble.assistant').last();
+    await expect
+      .poll(() => final.textContent(), { timeout: 15_000 })
+      .toContain('The storage agent reports: Stored 2 vial(s) of HeLa at B2-14, B2-15.');
+  });
+
+  it('names no asker on the cards of the top agent', async () => {
+    const page = await openPage('/?lang=zh-CN');
+    await page.locator('#message').fill('帮我解冻细胞');
+    await page.locator('#composer button[type="submit"]').click();
+    await page.locator('form.question-card').waitFor();
+    expect(await page.locator('.asker').count()).toBe(0);
   });
 
   it('lets another browser answer the pending question, and the first one follows live', async () => {

@@ -62,6 +62,23 @@ describe('the demo server', () => {
     expect(again.body.messages[1].content).toBe('我先查一下液氮罐的库存。');
   });
 
+  it('hands a storage request to the sub-agent: its free-text question is answered with text', async () => {
+    const started = await post('/api/runs', { input: 'Store 2 new vials of HeLa' });
+    const [question] = started.body.pending;
+    expect(question.agentPath).toEqual(['ln2-web', 'storage']);
+    expect(question.payload.questions[0]).toMatchObject({ id: 'position', header: 'Position', options: [] });
+    const runId = started.body.runId;
+    const answered = await post(`/api/runs/${runId}/answer`, {
+      id: question.id,
+      answers: { position: 'B2-14' },
+    });
+    const [approval] = answered.body.pending;
+    expect(approval).toMatchObject({ agentPath: ['ln2-web', 'storage'], kind: 'approval' });
+    expect(approval.payload.input).toEqual({ cellLine: 'HeLa', positions: ['B2-14'] });
+    const done = await post(`/api/runs/${runId}/approve`, { id: approval.id });
+    expect(done.body.output).toBe('The storage agent reports: Stored 1 vial(s) of HeLa at B2-14.');
+  });
+
   it('reads the labels back from an answer result', () => {
     expect(labelsOf('K562, HeLa, Other (custom: MCF-7, early passage) (note: be quick)')).toEqual([
       'K562',

@@ -1,0 +1,109 @@
+/**
+ * What the browser tests share: headless Chromium (the Debian `chromium` package) driven by
+ * playwright-core, a demo server of their own in a temporary folder, pages in fresh contexts whose
+ * errors fail the test, and the locators the cards need. Without Chromium the tests are skipped
+ * with a notice, except under CI=true, where they fail. Screenshots go to test-artifacts/.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { type DemoOptions, type DemoServer, startDemoServer } from '../src/server.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
+/** Whether Chromium is there; the suites are `describe.skipIf(!available)`. */
+export const available = existsSync(CHROMIUM);
+if (!available) {
+  const message = `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`;
+  if (process.env.CI === 'true') throw new Error(message);
+  console.warn(`[demo-web] skipping the browser test. ${message}`);
+}
+
+/** A browser and a demo server for one test file. */
+export interface BrowserFixture {
+  server(): DemoServer;
+  /** Where the server keeps its runs (a file store). */
+  dataDir(): string;
+  /** A page of a fresh browser context (its own storage, like another browser), at `path`. */
+  openPage(path: string, locale?: string): Promise<Page>;
+}
+
+/**
+ * Starts Chromium and a demo server (fast pace, `options` on top) before the file's tests, stops
+ * both after them, and fails each test that left an uncaught error or a console error on a page.
+ */
+export function useBrowser(options: DemoOptions = {}): BrowserFixture {
+  let browser: Browser;
+  let server: DemoServer;
+  let dir: string;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!available) return;
+    dir = await mkdtemp(join(tmpdir(), 'turnkit-web-'));
+    server = await startDemoServer({
+      port: 0,
+      dataDir: join(dir, 'runs'),
+      paceMs: 15,
+      thinkMs: 50,
+      ...options,
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    await mkdir(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+
+  return {
+    server: () => server,
+    dataDir: () => join(dir, 'runs'),
+    async openPage(path, locale = 'en-US') {
+      const context = await browser.newContext({ viewport: { width: 900, height: 1300 }, locale });
+      const page = await context.newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') pageErrors.push(message.text());
+      });
+      await page.goto(new URL(path, server.url).toString());
+      return page;
+    },
+  };
+}
+
+/** The checkbox or radio button of an option, found by its accessible name (label, then description). */
+export function choice(card: Locator, question: string, label: string): Locator {
+  const name = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`);
+  const fieldset = card.locator(`fieldset[data-question="${question}"]`);
+  return fieldset.getByRole('checkbox', { name }).or(fieldset.getByRole('radio', { name }));
+}
+
+/** Sends a message from the composer. */
+export async function send(page: Page, text: string): Promise<void> {
+  await page.locator('#message').fill(text);
+  await page.locator('#composer button[type="submit"]').click();
+}
