@@ -1,0 +1,146 @@
+/**
+ * One message, part by part, as AI SDK 6 hands them over: text as text, every tool part as a line
+ * (running, done, failed, rejected), and what the run waits for as a card — a question or a form
+ * (`tool-AskUserQuestion` at `input-available`, its input `{ questions }` or `{ message, schema }`)
+ * and an approval (any tool part at `approval-requested`). Cards are live only in the last message,
+ * between turns (`respond` is null otherwise).
+ */
+import { getToolName, isToolUIPart, type UIMessage } from 'ai';
+import { ApprovalCard } from './approval-card.js';
+import { FormCard, type FormInput } from './form-card.js';
+import { type Question, QuestionCard } from './question-card.js';
+
+/** How the cards answer: the `useChat` calls behind them. */
+export interface Responders {
+  /** `addToolOutput` of a question (`{ answers }`) or a form (`{ value }`). */
+  answer(toolCallId: string, output: unknown): void;
+  /** `addToolOutput` at `output-error`: the question or form is cancelled, `reason` tells the model why. */
+  dismiss(toolCallId: string, reason: string): void;
+  /** `addToolApprovalResponse`. */
+  decide(approvalId: string, approved: boolean, reason?: string): void;
+}
+
+type Part = UIMessage['parts'][number];
+type ToolPart = Extract<Part, { toolCallId: string }>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isQuestions = (input: unknown): input is { questions: Question[] } =>
+  isRecord(input) && Array.isArray(input.questions);
+
+const isForm = (input: unknown): input is FormInput =>
+  isRecord(input) && typeof input.message === 'string' && isRecord(input.schema);
+
+export function MessageView(props: { message: UIMessage; respond: Responders | null }) {
+  const { message, respond } = props;
+  return (
+    <article className={`bubble ${message.role}`}>
+      {message.parts.map((part, index) =>
+        isToolUIPart(part) ? (
+          <ToolPartView key={part.toolCallId} part={part} respond={respond} />
+        ) : part.type === 'text' ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: text parts have no id and never move.
+          <p key={index} className="text">
+            {part.text}
+          </p>
+        ) : null,
+      )}
+    </article>
+  );
+}
+
+function ToolPartView(props: { part: ToolPart; respond: Responders | null }) {
+  const { part, respond } = props;
+  const tool = getToolName(part);
+  const { toolCallId } = part;
+  if (respond && part.state === 'approval-requested') {
+    return (
+      <ApprovalCard
+        toolName={tool}
+        input={part.input}
+        onDecide={(approved, reason) => respond.decide(part.approval.id, approved, reason)}
+      />
+    );
+  }
+  if (respond && tool === 'AskUserQuestion' && part.state === 'input-available') {
+    const dismiss = (reason: string) => respond.dismiss(toolCallId, reason);
+    if (isQuestions(part.input)) {
+      return (
+        <QuestionCard
+          questions={part.input.questions}
+          onAnswer={(answers) => respond.answer(toolCallId, { answers })}
+          onDismiss={() => dismiss('The user dismissed the question.')}
+        />
+      );
+    }
+    if (isForm(part.input)) {
+      return (
+        <FormCard
+          form={part.input}
+          onSubmit={(value) => respond.answer(toolCallId, { value })}
+          onDismiss={() => dismiss('The user dismissed the form.')}
+        />
+      );
+    }
+  }
+  return <ToolLine tool={tool} part={part} />;
+}
+
+/** `{ answers: { lines: { selected: ['K562'] }, medium: 'DMEM' } }` → `lines: K562 · medium: DMEM`. */
+function answersText(output: unknown): string | null {
+  if (!isRecord(output)) return null;
+  const answers = output.answers ?? output.value;
+  if (!isRecord(answers)) return typeof answers === 'string' ? answers : null;
+  const show = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value)) return value.map(show).join(', ');
+    if (isRecord(value) && Array.isArray(value.selected)) {
+      return [...value.selected.map(show), ...(typeof value.other === 'string' ? [value.other] : [])].join(
+        ', ',
+      );
+    }
+    return JSON.stringify(value);
+  };
+  return Object.entries(answers)
+    .map(([key, value]) => `${key}: ${show(value)}`)
+    .join(' · ');
+}
+
+/** A tool part that waits for nothing from this page: its name, its state, and what it returned. */
+function ToolLine(props: { tool: string; part: ToolPart }) {
+  const { tool, part } = props;
+  switch (part.state) {
+    case 'output-available': {
+      const answered = tool === 'AskUserQuestion' ? answersText(part.output) : null;
+      return answered !== null ? (
+        <p className="tool done">✓ Answered: {answered}</p>
+      ) : (
+        <details className="tool done">
+          <summary>✓ {tool}</summary>
+          <pre>{JSON.stringify(part.output, null, 2)}</pre>
+        </details>
+      );
+    }
+    case 'output-error':
+      return (
+        <p className="tool failed">
+          ✕ {tool}: {part.errorText}
+        </p>
+      );
+    case 'output-denied':
+      return (
+        <p className="tool failed">
+          ✕ {tool} rejected{part.approval.reason ? `: ${part.approval.reason}` : ''}
+        </p>
+      );
+    case 'approval-responded':
+      return (
+        <p className="tool running">{part.approval.approved ? `✓ ${tool} approved` : `✕ ${tool} rejected`}</p>
+      );
+    case 'approval-requested':
+      return <p className="tool running">… {tool} waits for approval</p>;
+    default:
+      return <p className="tool running">… {tool}</p>;
+  }
+}

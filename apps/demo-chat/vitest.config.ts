@@ -1,0 +1,30 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const source = (path: string) => fileURLToPath(new URL(`../../packages/${path}`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // The server runs on the packages' sources, so it needs no build. Exact matches only: a prefix
+    // alias of '@turnkit/core' would also rewrite '@turnkit/core/testing'. The page's bundle (built
+    // by the global setup) takes the built client subpath, as users' bundlers do.
+    alias: [
+      { find: /^@turnkit\/core$/, replacement: source('core/src/index.ts') },
+      { find: /^@turnkit\/core\/testing$/, replacement: source('core/src/testing/index.ts') },
+      { find: /^@turnkit\/adapters\/file$/, replacement: source('adapters/src/file-store.ts') },
+      { find: /^@turnkit\/adapters\/http$/, replacement: source('adapters/src/http/index.ts') },
+      {
+        find: /^@turnkit\/adapters\/ai-sdk\/client$/,
+        replacement: source('adapters/src/ai-sdk/client.ts'),
+      },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    // The page is a bundle: built once, before the tests, with the package's own tsup config.
+    globalSetup: ['test/global-setup.ts'],
+    // The browser tests start Chromium and play whole runs through the page.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});

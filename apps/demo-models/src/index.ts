@@ -1,0 +1,11 @@
+/**
+ * @turnkit/demo-models — how the TurnKit demos run on a real model when asked to: `--model
+ * provider:model` or `TURNKIT_MODEL` (offline otherwise), an AI SDK 6 provider model through
+ * `aiSdkModel`, keys and base URLs from each provider's usual variables, and a failed call told in
+ * one line. TypeScript source: the demos bundle it.
+ */
+export type { Env, ModelChoice } from './choose.js';
+export { chooseModel, MODEL_VARIABLE, ModelChoiceError, parseModelSpec } from './choose.js';
+export { describeModelFailure } from './failures.js';
+export type { Provider, ProviderName } from './providers.js';
+export { PROVIDERS } from './providers.js';
