@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import { type ChatMessage, memoryStore } from '@turnkit/core';
 import { cycleAgent, runCycle, SECRET, sampleContext } from './cycle.js';
 import { buildHistory } from './history.js';
+import { benchOtel } from './otel.js';
 import {
   type Goal,
   goal,
@@ -22,7 +23,8 @@ import {
   times,
 } from './report.js';
 import { measureStartup } from './startup.js';
-import { benchStores } from './stores.js';
+import { benchStoreWrites, WRITE_SLACK_BYTES, type WriteRow } from './store-writes.js';
+import { benchStores, openStores, type StoreRow } from './stores.js';
 
 const LENGTHS = [10, 100, 1000] as const;
 /** Short rounds: see `runRounds`. */
@@ -90,7 +92,8 @@ async function main(): Promise<void> {
     return value;
   };
   const cycles = await phase('cycles', () => benchCycles(histories));
-  const stores = await phase('stores', () => benchStores(histories));
+  const otel = await phase('otel', () => benchOtel(histories, ROUNDS));
+  const { stores, writes } = await phase('stores', () => measureStores(histories));
   const startup = await phase('startup', measureStartup);
 
   const cycleRows = LENGTHS.map((length) => {
@@ -107,6 +110,7 @@ async function main(): Promise<void> {
       ratio: ratio(cycle),
       signedRatio: ratio(signed),
       contextRatio: ratio(context),
+      otel: otel.get(length)!,
     };
   });
   console.log(
@@ -114,7 +118,20 @@ async function main(): Promise<void> {
   );
   console.log(
     table(
-      ['history', 'JSON floor', 'cycle', '× floor', 'signed (HMAC)', '× floor', 'with context', '× floor'],
+      [
+        'history',
+        'JSON floor',
+        'cycle',
+        '× floor',
+        'signed (HMAC)',
+        '× floor',
+        'with context',
+        '× floor',
+        'otel, no-op tracer',
+        '× cycle',
+        'otel, SDK sampled out',
+        '× cycle',
+      ],
       cycleRows.map((row) => [
         `${row.history} msgs`,
         ms(row.floor.medianMs),
@@ -124,6 +141,10 @@ async function main(): Promise<void> {
         times(row.signedRatio),
         ms(row.context.medianMs),
         times(row.contextRatio),
+        ms(row.otel.noop.medianMs),
+        times(row.otel.noopRatio),
+        ms(row.otel.sampledOut.medianMs),
+        times(row.otel.sampledOutRatio),
       ]),
     ),
   );
@@ -197,13 +218,16 @@ async function main(): Promise<void> {
     ),
   );
   for (const row of stores) if (row.skipped) console.log(`  ${row.store}: skipped, ${row.skipped}`);
+  printWrites(writes);
 
   const row = (length: number) => cycleRows.find((item) => item.history === length)!;
   const goals: Goal[] = [
-    goal('cycle @1000 vs JSON floor', row(1000).ratio, 2.5, times),
+    goal('cycle @10 vs JSON floor (issue 18)', row(10).ratio, 10, times),
+    goal('cycle @1000 vs JSON floor (issue 18)', row(1000).ratio, 2, times),
     goal('signed cycle @1000 vs JSON floor', row(1000).signedRatio, 3.5, times),
-    goal('cycle @10', row(10).cycle.medianMs, 0.1, ms),
     goal('linear: cycle @1000 vs cycle @100', pairedRatio(row(1000).cycle, row(100).cycle), 12, times),
+    goal('otelTelemetry, no-op tracer @10 vs cycle', row(10).otel.noopRatio, 1.05, times),
+    goal('otelTelemetry, no-op tracer @1000 vs cycle', row(1000).otel.noopRatio, 1.05, times),
     ...sizeRows.map((item) => ({
       ...goal(
         `snapshot @${item.history} vs 1.10× raw + ${size(SNAPSHOT_SLACK_BYTES)}`,
@@ -214,6 +238,7 @@ async function main(): Promise<void> {
       measured: `${size(item.pausedBytes)} (${times(item.ratio)})`,
     })),
     goal('cold import', core.median, 150, ms),
+    goal('cold import after zod (issue 18)', coldImportMs['@turnkit/core after zod']!.median, 40, ms),
     goal('core min+gzip without zod', bundle.gzipBytes / 1000, 40, (value) => `${value.toFixed(1)} kB`),
     ...stores
       .filter((item) => !item.skipped)
@@ -226,8 +251,9 @@ async function main(): Promise<void> {
           verdict: calls.get === 1 && calls.put === 2 && calls.delete === 0 ? 'PASS' : 'WARN',
         };
       }),
+    ...writeGoals(writes),
   ];
-  console.log('\nGoals (issue 4; ratios measured in this run)');
+  console.log('\nGoals (issues 4, 17, 18, 19; ratios measured in this run)');
   console.log(goalsTable(goals));
 
   const durationSeconds = Math.round((performance.now() - started) / 100) / 10;
@@ -247,13 +273,63 @@ async function main(): Promise<void> {
     size: sizeRows,
     startup,
     stores,
+    storeWrites: writes,
     goals,
   };
   await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   const warned = goals.filter((item) => item.verdict === 'WARN').length;
   console.log(
-    `\n${goals.length - warned} PASS, ${warned} WARN in ${durationSeconds} s (cycles ${phaseSeconds.cycles} s, stores ${phaseSeconds.stores} s, startup ${phaseSeconds.startup} s; load ${load()}); results in bench/results.json`,
+    `\n${goals.length - warned} PASS, ${warned} WARN in ${durationSeconds} s (cycles ${phaseSeconds.cycles} s, otel ${phaseSeconds.otel} s, stores ${phaseSeconds.stores} s, startup ${phaseSeconds.startup} s; load ${load()}); results in bench/results.json`,
   );
+}
+
+/** The store rows (round trips, then bytes per resume) over stores opened once, closed at the end. */
+async function measureStores(
+  histories: Map<number, ChatMessage[]>,
+): Promise<{ stores: StoreRow[]; writes: WriteRow[] }> {
+  const targets = await openStores();
+  try {
+    return { stores: await benchStores(histories, targets), writes: await benchStoreWrites(targets) };
+  } finally {
+    for (const target of targets) if ('close' in target) await target.close();
+  }
+}
+
+function printWrites(writes: WriteRow[]): void {
+  console.log(
+    `\nStore writes per resume (row layout 2, issue 19): one sessions.answer; goal: written ≤ ${size(WRITE_SLACK_BYTES)} + the new messages`,
+  );
+  console.log(
+    table(
+      ['store', 'history', 'written', 'new messages', 'goal', 'read', 'worker CPU', 'wall'],
+      writes.map((row) => [
+        row.store,
+        `${row.history} msgs`,
+        size(row.writtenBytes),
+        size(row.newMessagesBytes),
+        row.goal ? (row.writtenBytes <= WRITE_SLACK_BYTES + row.newMessagesBytes ? 'PASS' : 'WARN') : '—',
+        size(row.readBytes),
+        ms(row.cpuMs),
+        ms(row.wallMs),
+      ]),
+    ),
+  );
+}
+
+/** One goal row: the largest margin used over every store and history (a WARN names the row). */
+function writeGoals(writes: WriteRow[]): Goal[] {
+  const measured = writes.filter((row) => row.goal);
+  if (measured.length === 0) return [];
+  const over = (row: WriteRow) => row.writtenBytes - row.newMessagesBytes;
+  const worst = measured.reduce((a, b) => (over(b) > over(a) ? b : a));
+  return [
+    {
+      goal: `bytes written per resume ≤ ${size(WRITE_SLACK_BYTES)} + new messages (${measured.length} rows)`,
+      measured: `worst ${worst.store} @${worst.history}: ${size(worst.writtenBytes)} = new + ${size(over(worst))}`,
+      target: `new + ${size(WRITE_SLACK_BYTES)}`,
+      verdict: measured.every((row) => over(row) <= WRITE_SLACK_BYTES) ? 'PASS' : 'WARN',
+    },
+  ];
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import {
   defineAgent,
   runTurn,
   type SnapshotStore,
+  type Telemetry,
   type TurnResult,
 } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
@@ -53,6 +54,8 @@ export function sampleContext(): unknown {
 export interface CycleAgentOptions {
   /** Sign snapshots (HMAC). */
   secret?: string;
+  /** Spans of every turn (the otel rows: `otelTelemetry` on a sampled-out tracer). */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -72,6 +75,7 @@ export function cycleAgent(history: ChatMessage[], options: CycleAgentOptions = 
     model: scriptedModel(steps),
     tools: [askUserQuestion()],
     ...(options.secret ? { snapshot: { secret: options.secret } } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
 }
 

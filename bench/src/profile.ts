@@ -38,24 +38,19 @@ const url =
   (pattern: RegExp): StackTest =>
   (stack) =>
     stack.some((frame) => pattern.test(frame.url));
-const both =
-  (a: StackTest, b: StackTest): StackTest =>
-  (stack) =>
-    a(stack) && b(stack);
 const zod = url(/\/zod\//);
 
 /** Phases, most specific first: a sample goes to the first phase its stack matches. */
 const PHASES: Array<[phase: string, test: StackTest]> = [
-  ['HMAC-SHA256 (sign ×2, verify ×1)', core('hmac')],
-  ['signature tail: regex, unsigned copy', core('verifySignature')],
-  ['JSON.parse of the snapshot', core('readEnvelope')],
+  ['HMAC-SHA256 (sign ×2, verify ×1)', core('signText', 'verifySignature')],
+  ['JSON.parse of the snapshot', core('readEnvelope', 'openEnvelope', 'parseObject')],
   ['message check (checkMessages)', core('checkMessages')],
-  ['zod envelope check', both(core('checkShape'), zod)],
-  ['checkShape: copies', core('checkShape')],
+  ['envelope shape check (checkShape)', core('checkShape')],
   ['superjson', url(/\/(superjson|copy-anything|is-what)\//)],
-  ['context check (assertSerializable)', core('assertSerializable')],
-  ['JSON.stringify of the snapshot (×2)', core('encodeSnapshot')],
-  ['xstate transition + assign actions', url(/\/xstate\//)],
+  ['context check (assertSerializable, guard)', core('assertSerializable', 'contextProblem', 'guarded')],
+  ['JSON.stringify of the snapshot (×2)', core('encodeSnapshot', 'stringifyWithTranscript')],
+  ['machine: the chart’s transitions', core('transition', 'take', 'choose')],
+  ['xstate', url(/\/xstate\//)],
   ['question: parse input (zod)', core('parseQuestionInput')],
   ['answers: normalize + format', core('normalizeAnswers', 'formatAnswersResult')],
   ['scripted model', url(/\/core\/dist\/testing/)],

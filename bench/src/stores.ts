@@ -1,7 +1,8 @@
 /**
  * Store rows: a resume (`sessions.answer`) through `createSessions` over memoryStore (the
  * baseline), fileStore, Redis and Postgres. Each store is wrapped to count its calls, so the row
- * also shows the round trips per resume (target: one read, two compare-and-set writes).
+ * also shows the round trips per resume (target: one read, two compare-and-set writes). Every
+ * store keeps runs in row layout 2 (DESIGN §17); store-writes.ts measures what that writes.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,8 +19,11 @@ const STORE_ROUNDS = 3;
 
 /** Calls made on a store, with what they wrote and how long each get and put took (ms). */
 export interface StoreCalls {
+  /** Reads: `get`, or `getParts` (row layout 2). */
   get: number;
+  /** Writes: `put`, or `putParts` (row layout 2). */
   put: number;
+  renew: number;
   delete: number;
   bytesWritten: number;
   getMs: number[];
@@ -27,42 +31,76 @@ export interface StoreCalls {
 }
 
 function noCalls(): StoreCalls {
-  return { get: 0, put: 0, delete: 0, bytesWritten: 0, getMs: [], putMs: [] };
+  return { get: 0, put: 0, renew: 0, delete: 0, bytesWritten: 0, getMs: [], putMs: [] };
 }
 
-/** A store whose calls are counted and timed; `reset()` starts a new count. */
+/** The text a read returned: a whole snapshot, or a layout-2 row's head and logs. */
+type ReadRow = { snapshot: string } | { head: string; messages: string; resolved: string } | null;
+
+/**
+ * A store whose calls are counted and timed; `reset()` starts a new count. It keeps the store's row
+ * layout: `getParts` and `putParts` are passed through when the store has them (then counted as a
+ * get and a put). The rows read are kept so `bytesRead()` can size them after the timed part.
+ */
 export function countingStore(inner: SnapshotStore): {
   store: SnapshotStore;
   calls: () => StoreCalls;
+  bytesRead(): number;
   reset(): void;
 } {
   let calls = noCalls();
+  let reads: ReadRow[] = [];
   const timed = async <T>(durations: number[], work: Promise<T>): Promise<T> => {
     const t0 = performance.now();
     const value = await work;
     durations.push(performance.now() - t0);
     return value;
   };
+  const read = async <T extends ReadRow>(work: Promise<T>): Promise<T> => {
+    calls.get++;
+    const row = await timed(calls.getMs, work);
+    reads.push(row);
+    return row;
+  };
   const store: SnapshotStore = {
-    get(runId) {
-      calls.get++;
-      return timed(calls.getMs, inner.get(runId));
-    },
+    get: (runId) => read(inner.get(runId)),
     put(runId, snapshot, opts) {
       calls.put++;
       calls.bytesWritten += Buffer.byteLength(snapshot);
       return timed(calls.putMs, inner.put(runId, snapshot, opts));
     },
+    renew(runId, opts) {
+      calls.renew++;
+      return inner.renew(runId, opts);
+    },
+    listExpired: (before, limit) => inner.listExpired(before, limit),
     delete(runId) {
       calls.delete++;
       return inner.delete(runId);
     },
   };
+  if (inner.getParts && inner.putParts) {
+    store.getParts = (runId) => read(inner.getParts!(runId));
+    store.putParts = (runId, write, opts) => {
+      calls.put++;
+      calls.bytesWritten += Buffer.byteLength(write.head);
+      calls.bytesWritten += Buffer.byteLength(write.messages) + Buffer.byteLength(write.resolved);
+      return timed(calls.putMs, inner.putParts!(runId, write, opts));
+    };
+  }
+  const sizeOf = (row: ReadRow) =>
+    row === null
+      ? 0
+      : 'snapshot' in row
+        ? Buffer.byteLength(row.snapshot)
+        : Buffer.byteLength(row.head) + Buffer.byteLength(row.messages) + Buffer.byteLength(row.resolved);
   return {
     store,
     calls: () => calls,
+    bytesRead: () => reads.reduce((sum, row) => sum + sizeOf(row), 0),
     reset() {
       calls = noCalls();
+      reads = [];
     },
   };
 }
@@ -205,9 +243,11 @@ export interface StoreRow {
   skipped?: string;
 }
 
-/** Times a resume through every reachable store, at each of {@link STORE_LENGTHS}. */
-export async function benchStores(histories: Map<number, ChatMessage[]>): Promise<StoreRow[]> {
-  const targets = await openStores();
+/** Times a resume through every reachable store (opened by {@link openStores}), at each of {@link STORE_LENGTHS}. */
+export async function benchStores(
+  histories: Map<number, ChatMessage[]>,
+  targets: StoreTarget[],
+): Promise<StoreRow[]> {
   const bench = newBench({ time: 200, warmupTime: 50, iterations: 8 });
   const trips = new Map<string, StoreCalls>();
   for (const target of targets) {
@@ -215,12 +255,7 @@ export async function benchStores(histories: Map<number, ChatMessage[]>): Promis
     for (const length of STORE_LENGTHS)
       addResumeTask(bench, `${target.name} ${length}`, target, histories.get(length)!, trips);
   }
-  let timings: Map<string, Timing>;
-  try {
-    timings = await runRounds(bench, STORE_ROUNDS);
-  } finally {
-    for (const target of targets) if ('close' in target) await target.close();
-  }
+  const timings = await runRounds(bench, STORE_ROUNDS);
   return targets.flatMap((target): StoreRow[] => {
     if (!('store' in target)) return [{ store: target.name, skipped: target.skipped }];
     return STORE_LENGTHS.map((length) => {
