@@ -20,19 +20,38 @@ async function examples(): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   for (const readme of readmes) {
     const text = await readFile(readme, 'utf8');
-    for (const match of text.matchAll(/```ts\n(\/\/ example: ([\w-]+)\n[\s\S]*?)```/g))
+    for (const match of text.matchAll(/```tsx?\n(\/\/ example: ([\w-]+)\n[\s\S]*?)```/g))
       found.set(match[2]!, match[1]!);
   }
   return found;
 }
 
-/** Writes the example (and the fixtures it may import) to the scratch folder; runs `entry` with tsx. */
-async function runExample(name: string, options: { entry?: string; env?: Record<string, string> } = {}) {
-  const code = (await examples()).get(name);
-  if (!code) throw new Error(`no README has an example named ${name}`);
+/** Writes the example and the ones it goes with to the scratch folder, as `<name>.<ext>`. */
+async function writeExamples(names: string[], ext = 'ts'): Promise<void> {
+  const all = await examples();
   await mkdir(scratch, { recursive: true });
-  await writeFile(join(scratch, `${name}.ts`), code);
-  for (const fixture of ['agent.ts', 'postgres-handler-harness.ts', 'http-handler-harness.ts']) {
+  for (const name of names) {
+    const code = all.get(name);
+    if (!code) throw new Error(`no README has an example named ${name}`);
+    await writeFile(join(scratch, `${name}.${ext}`), code);
+  }
+}
+
+/**
+ * Writes the example (with `also`, other examples it runs with, and the fixtures it may import) to
+ * the scratch folder; runs `entry` with tsx.
+ */
+async function runExample(
+  name: string,
+  options: { entry?: string; env?: Record<string, string>; also?: string[] } = {},
+) {
+  await writeExamples([name, ...(options.also ?? [])]);
+  for (const fixture of [
+    'agent.ts',
+    'postgres-handler-harness.ts',
+    'http-handler-harness.ts',
+    'frontend-harness.ts',
+  ]) {
     await copyFile(join(here, 'fixtures', fixture), join(scratch, fixture));
   }
   const entry = join(scratch, options.entry ?? `${name}.ts`);
@@ -58,6 +77,15 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Serves `frontend-server` and runs the front-end example `client` against it. */
+async function runFrontend(client: string) {
+  return runExample(client, {
+    also: ['frontend-server'],
+    entry: 'frontend-harness.ts',
+    env: { PORT: String(await freePort()), TURNKIT_CLIENT: client },
+  });
+}
+
 const pgUrl = process.env.TURNKIT_PG_URL;
 if (!pgUrl && process.env.CI !== 'true') {
   console.warn('TURNKIT_PG_URL is not set: the README example on PostgreSQL is skipped.');
@@ -66,13 +94,32 @@ if (!pgUrl && process.env.CI !== 'true') {
 describe('README examples', () => {
   it('lists the examples this suite knows', async () => {
     expect([...(await examples()).keys()].sort()).toEqual([
+      'ai-sdk-model',
       'event-log',
+      'frontend-ag-ui',
+      'frontend-ai-sdk',
+      'frontend-server',
       'http-handler',
+      'mcp-server',
+      'mcp-tools',
       'postgres-handler',
       'quickstart',
       'sessions',
       'subagents',
+      'tools-that-ask',
+      'use-chat',
     ]);
+  });
+
+  it('tools-that-ask: a tool pauses on a form mid-execution; the value runs resume, execute ran once', async () => {
+    const output = await runExample('tools-that-ask');
+    expect(output).toMatch(/^input \{\s+message: '3 boxes hold K562: which one\?'/);
+    expect(output.trim().split('\n').at(-1)).toBe('Done: {"thawed":"K562","box":"B2-15"} (lookups: 1)');
+  });
+
+  it('ai-sdk-model: an AI SDK 6 provider model pauses on its tool call and resumes with its usage', async () => {
+    const lines = (await runExample('ai-sdk-model')).trim().split('\n');
+    expect(lines).toEqual(['needs_input toolu_01', 'Noted: {"answers":{"Cell line":"K562-dTAG"}} 120']);
   });
 
   it('quickstart: pauses, stores the snapshot in a file, and resumes from it', async () => {
@@ -111,23 +158,72 @@ describe('README examples', () => {
     });
   });
 
+  it('frontend-ai-sdk: AI SDK’s Chat (AbstractChat over DefaultChatTransport) answers the question at the mounted /chat', async () => {
+    const lines = (await runFrontend('frontend-ai-sdk')).trim().split('\n');
+    expect(lines).toEqual(['completed Noted: {"answers":{"Cell line":"K562-dTAG"}}']);
+  });
+
+  it('frontend-ag-ui: HttpAgent gets the question as an interrupt at the mounted /ag-ui and resumes it', async () => {
+    const lines = (await runFrontend('frontend-ag-ui')).trim().split('\n');
+    expect(lines).toEqual([
+      'input_required Which K562 line do you mean?',
+      'Noted: {"answers":{"Cell line":"K562-dTAG"}}',
+    ]);
+  });
+
+  it('use-chat: the React component type-checks against @ai-sdk/react, ai and the client subpath', async () => {
+    await writeExamples(['use-chat'], 'tsx');
+    await writeFile(
+      join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        extends: '../../tsconfig.base.json',
+        compilerOptions: { jsx: 'react-jsx', noEmit: true, types: [] },
+        files: ['use-chat.tsx'],
+      }),
+    );
+    const tsc = join(here, '..', 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', scratch]).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect('stdout' in result ? result.stdout : '').toBe('');
+  });
+
+  it('mcp-tools: an MCP tool asking for input pauses the run; the answer retries the call', async () => {
+    const output = await runExample('mcp-tools');
+    expect(output).toMatch(
+      /^Map\(1\) \{ 'freezer\.thaw' => 'freezer_thaw' \}\ninput \{\s+message: 'Which box of K562\?'/,
+    );
+    expect(output.trim().split('\n').at(-1)).toBe('Done: Thawed K562 from B2-15');
+  });
+
+  it('mcp-server: an MCP client with an elicitation handler drives the agent through its question', async () => {
+    const lines = (await runExample('mcp-server')).trim().split('\n');
+    expect(lines[0]).toBe('asked: Which K562 line do you mean?');
+    expect(lines.slice(1).join('\n')).toContain(`text: 'Noted: {"answers":{"Cell line":"K562-dTAG"}}'`);
+  });
+
   it('event-log: writes the run history as JSON lines and reads it back', async () => {
     const output = await runExample('event-log');
     expect(output.trim()).toBe('turn_started model_started model_finished interaction_requested turn_paused');
   });
 
   it.skipIf(!pgUrl && process.env.CI !== 'true')(
-    'postgres-handler: one HTTP request per turn, with the run kept in PostgreSQL',
+    'postgres-handler: one HTTP request per turn, with the run kept in PostgreSQL, surviving a database restart',
     async () => {
       if (!pgUrl) throw new Error('TURNKIT_PG_URL must be set under CI');
       const output = await runExample('postgres-handler', {
         entry: 'postgres-handler-harness.ts',
-        env: { DATABASE_URL: pgUrl },
+        env: { DATABASE_URL: pgUrl, PGAPPNAME: `turnkit-readme-${process.pid}-${Date.now()}` },
       });
-      const { started, answered } = JSON.parse(output) as {
+      const { started, answered, terminated, afterRestart } = JSON.parse(output) as {
         started: { runId: string; status: string; pending: { kind: string }[] };
         answered: { runId: string; status: string; output: string };
+        terminated: number;
+        afterRestart: { status: string };
       };
+      // The harness ended the pool's connections as a restart would; the process served on.
+      expect(terminated).toBeGreaterThan(0);
+      expect(afterRestart.status).toBe('needs_input');
       expect(started.status).toBe('needs_input');
       expect(started.pending[0]?.kind).toBe('question');
       expect(answered).toMatchObject({
