@@ -14,6 +14,7 @@ export default defineConfig({
     'ag-ui': 'src/ag-ui/index.ts',
     mcp: 'src/mcp/index.ts',
     otel: 'src/otel/index.ts',
+    queue: 'src/queue/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -146,7 +146,10 @@ export function createWorker(options: WorkerOptions): TurnWorker {
           }
           // Another worker holds the run: wait for it to rest (then there is nothing to play) or
           // for its lease to lapse (then this delivery takes the turn over).
-          if (!(error instanceof ConflictError) || performance.now() - started > waitMs) throw error;
+          if (!(error instanceof ConflictError) || performance.now() - started > waitMs) {
+            onError(error, job);
+            throw error;
+          }
           await pause(pollMs, handBack.signal);
           if (handBack.signal.aborted) throw error;
         }

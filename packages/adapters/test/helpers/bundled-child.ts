@@ -35,6 +35,45 @@ export async function bundleFixture(name: string): Promise<string> {
   return outfile;
 }
 
+/** Options of {@link bundleProcesses}. */
+export interface BundleProcessesOptions {
+  /** Output name → fixture path relative to `test/` (e.g. `fixtures/turn-worker.ts`). */
+  entries: Record<string, string>;
+  /** Where the `.mjs` files go; the caller removes it. */
+  outdir: string;
+  /** Packages left as imports, resolved by Node from the output folder. Default `['pg-native']`. */
+  external?: string[];
+}
+
+/**
+ * Bundles fixtures that run as processes of their own (workers, servers) into `outdir` as
+ * `<name>.mjs`, with core (and its testing entry) taken from source, so no build is needed.
+ */
+export async function bundleProcesses(options: BundleProcessesOptions): Promise<void> {
+  const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+  await build({
+    entryPoints: Object.fromEntries(
+      Object.entries(options.entries).map(([name, path]) => [name, source(`../${path}`)]),
+    ),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outdir: options.outdir,
+    outExtension: { '.js': '.mjs' },
+    alias: {
+      '@turnkit/core/testing': source('../../../core/src/testing/index.ts'),
+      '@turnkit/core': source('../../../core/src/index.ts'),
+    },
+    external: options.external ?? ['pg-native'],
+    // ioredis and pg are CommonJS and require Node's built-ins.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    logLevel: 'silent',
+  });
+}
+
 /** Runs a bundled fixture with `args` in a new Node process and parses what it printed. */
 export async function runChild<T>(bundle: string, args: string[]): Promise<T> {
   const { stdout } = await run(process.execPath, [bundle, ...args], { timeout: 30_000 });

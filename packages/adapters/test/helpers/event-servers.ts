@@ -9,38 +9,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { postgresEventHub } from '../../src/event-hubs/postgres.js';
 import { postgresStore } from '../../src/postgres-store.js';
 import type { EventsServerConfig } from '../fixtures/events-server.js';
-
-const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+import { bundleProcesses } from './bundled-child.js';
 
 /** Bundles the server into a temporary folder; returns its path and how to remove it. */
 export async function bundleEventsServer(): Promise<{ path: string; remove(): Promise<void> }> {
   const outdir = await mkdtemp(join(tmpdir(), 'turnkit-events-server-'));
-  await build({
-    entryPoints: { 'events-server': source('../fixtures/events-server.ts') },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    alias: {
-      '@turnkit/core/testing': source('../../../core/src/testing/index.ts'),
-      '@turnkit/core': source('../../../core/src/index.ts'),
-    },
-    external: ['pg-native'],
-    // ioredis and pg are CommonJS and require Node's built-ins.
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-    logLevel: 'silent',
-  });
+  await bundleProcesses({ entries: { 'events-server': 'fixtures/events-server.ts' }, outdir });
   return {
     path: join(outdir, 'events-server.mjs'),
     remove: () => rm(outdir, { recursive: true, force: true }),

@@ -26,9 +26,26 @@ export interface SlowApprovalOptions {
   onExecute?: (idempotencyKey: string) => void;
   /** Called with the idempotency key the model read back, on each model call after the tool. */
   onFinish?: (idempotencyKey: string) => void;
+  /** Whether the tool stops when its `ctx.signal` aborts (a worker handing its turn back). */
+  abortable?: boolean;
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
 
 /**
  * An LN2 agent: the model asks to record a thaw (a side effect, approval first), the tool sleeps
@@ -43,7 +60,7 @@ export function slowApprovalAgent(options: SlowApprovalOptions): Agent {
     needsApproval: (input) => `Removes ${input.vials} vial(s) of ${input.cellLine} from the inventory`,
     execute: async (_input, ctx) => {
       options.onExecute?.(ctx.idempotencyKey);
-      await sleep(options.toolMs);
+      await (options.abortable ? sleepUnless(options.toolMs, ctx.signal) : sleep(options.toolMs));
       return { recorded: ctx.idempotencyKey };
     },
   });

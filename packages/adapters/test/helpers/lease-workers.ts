@@ -8,11 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { WorkerCommand, WorkerConfig, WorkerMessage } from '../fixtures/lease-worker.js';
-
-const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+import { bundleProcesses } from './bundled-child.js';
 
 /** The bundled worker and preload, and how to remove them. */
 export interface WorkerBundle {
@@ -24,27 +21,9 @@ export interface WorkerBundle {
 /** Bundles the worker and the preload into a temporary folder (pg's optional native binding left out). */
 export async function bundleWorker(): Promise<WorkerBundle> {
   const outdir = await mkdtemp(join(tmpdir(), 'turnkit-lease-worker-'));
-  await build({
-    entryPoints: {
-      'lease-worker': source('../fixtures/lease-worker.ts'),
-      'skewed-clock': source('../fixtures/skewed-clock.ts'),
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
+  await bundleProcesses({
+    entries: { 'lease-worker': 'fixtures/lease-worker.ts', 'skewed-clock': 'fixtures/skewed-clock.ts' },
     outdir,
-    outExtension: { '.js': '.mjs' },
-    alias: {
-      '@turnkit/core/testing': source('../../../core/src/testing/index.ts'),
-      '@turnkit/core': source('../../../core/src/index.ts'),
-    },
-    external: ['pg-native'],
-    // ioredis and pg are CommonJS and require Node's built-ins.
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-    logLevel: 'silent',
   });
   return {
     worker: join(outdir, 'lease-worker.mjs'),
