@@ -87,6 +87,10 @@ async function runFrontend(client: string) {
 }
 
 const pgUrl = process.env.TURNKIT_PG_URL;
+const redisUrl = process.env.TURNKIT_REDIS_URL;
+if (!redisUrl && process.env.CI !== 'true') {
+  console.warn('TURNKIT_REDIS_URL is not set: the README example of background turns is skipped.');
+}
 if (!pgUrl && process.env.CI !== 'true') {
   console.warn('TURNKIT_PG_URL is not set: the README example on PostgreSQL is skipped.');
 }
@@ -95,6 +99,7 @@ describe('README examples', () => {
   it('lists the examples this suite knows', async () => {
     expect([...(await examples()).keys()].sort()).toEqual([
       'ai-sdk-model',
+      'background-turns',
       'event-log',
       'frontend-ag-ui',
       'frontend-ai-sdk',
@@ -231,6 +236,17 @@ describe('README examples', () => {
         status: 'completed',
         output: 'Noted: {"answers":{"Cell line":"K562-dTAG"}}',
       });
+    },
+  );
+
+  it.skipIf(!redisUrl && process.env.CI !== 'true')(
+    'background-turns: 202 at once, a worker plays the turn, the event stream follows it to its question',
+    async () => {
+      if (!redisUrl) throw new Error('TURNKIT_REDIS_URL must be set under CI');
+      const lines = (await runExample('background-turns', { env: { REDIS_URL: redisUrl } }))
+        .trim()
+        .split('\n');
+      expect(lines).toEqual(['202 running true', "needs_input [ 'question' ]"]);
     },
   );
 });
