@@ -174,13 +174,17 @@ export function plan(request: ModelRequest): ScriptedStep {
   return { text: TEXT[lang].checking, toolCalls: [{ name: 'query_inventory', arguments: {} }] };
 }
 
+/** Waits `ms`, or less when `signal` aborts; either way its abort listener is removed. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 }
 
@@ -201,6 +205,8 @@ export function demoModel(options: { paceMs: number; thinkMs: number }): ModelAd
       const response = await inner.generate({ ...request, onDelta: (text) => pieces.push(text) });
       for (const piece of pieces) {
         await sleep(options.paceMs, request.signal);
+        // An aborted turn keeps no streamed text: stop pacing it.
+        if (request.signal?.aborted) break;
         request.onDelta?.(piece);
       }
       return response;
