@@ -10,6 +10,7 @@ import {
   answerQuestion,
   approve,
   parseSnapshot,
+  readSnapshotHeader,
   reject,
   runTurn,
   SNAPSHOT_VERSION,
@@ -66,6 +67,19 @@ describe('snapshot fixtures', () => {
     expect(decoded.agentVersion).toBe('1');
     expect(decoded.runId.startsWith(FIXTURE_RUN_ID)).toBe(true);
     expect(decoded.createdAt).toBe(FIXTURE_NOW.toISOString());
+  });
+
+  it.each(files)('%s: readSnapshotHeader reads whose run it is', (file) => {
+    const secret = file.includes('signed') || file.includes('encrypted') ? FIXTURE_SECRET : undefined;
+    const text = fixture(file);
+    const decoded = parseSnapshot(text, { secret });
+    expect(readSnapshotHeader(text, { secret })).toMatchObject({
+      agent: 'inventory',
+      agentVersion: '1',
+      runId: decoded.runId,
+      version: decoded.version,
+      encrypted: file.includes('encrypted'),
+    });
   });
 });
 

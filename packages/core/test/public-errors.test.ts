@@ -4,11 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   answerQuestion,
   approve,
   cancelQuestion,
   createSessions,
+  defineAgent,
+  defineTool,
   expire,
   memoryStore,
   parseSnapshot,
@@ -16,9 +19,11 @@ import {
   reject,
   respond,
   runTurn,
+  type Tool,
   TurnkitError,
 } from '../src/index.js';
-import { ask, cellLineQuestion, makeAgent } from './helpers.js';
+import { scriptedModel } from '../src/testing/index.js';
+import { ask, cellLineQuestion, makeAgent, toolResults } from './helpers.js';
 
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(
@@ -116,5 +121,70 @@ describe('the public API throws only TurnkitErrors', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('tool error redaction (defineTool errorMessage, the agent toolErrorMessage)', () => {
+  const SECRET_TEXT = 'password=hunter2 at 10.0.0.5';
+  const leaky = (name: string, errorMessage?: (error: unknown) => string) =>
+    defineTool({
+      name,
+      description: 'Reads the freezer database.',
+      input: z.object({}),
+      ...(errorMessage ? { errorMessage } : {}),
+      execute: () => {
+        throw new Error(`connect failed: ${SECRET_TEXT}`);
+      },
+    });
+
+  async function resultOf(tools: Tool[], toolErrorMessage?: (error: unknown) => string) {
+    const agent = defineAgent({
+      name: 'inventory',
+      instructions: 'You are an LN2 inventory assistant.',
+      model: scriptedModel([
+        { toolCalls: tools.map((tool, index) => ({ id: `c${index}`, name: tool.name, arguments: {} })) },
+        'Sorry.',
+      ]),
+      tools,
+      ...(toolErrorMessage ? { toolErrorMessage } : {}),
+    });
+    const result = await runTurn(agent, { input: 'How many K562 vials?' });
+    expect(result.status).toBe('completed');
+    return result;
+  }
+
+  it('gives the model the thrown message when nothing redacts it', async () => {
+    const result = await resultOf([leaky('read_db')]);
+    expect(toolResults(result).c0).toContain(SECRET_TEXT);
+  });
+
+  it("puts the tool's errorMessage first, the agent's toolErrorMessage for the other tools", async () => {
+    const result = await resultOf(
+      [leaky('read_db', () => 'the inventory database is unreachable'), leaky('read_labels')],
+      (error) => `failed (${error instanceof Error ? error.constructor.name : typeof error})`,
+    );
+    const results = toolResults(result);
+    expect(JSON.parse(results.c0!)).toMatchObject({
+      ok: false,
+      error_code: 'tool_error',
+      message: 'read_db failed: the inventory database is unreachable',
+    });
+    expect(JSON.parse(results.c1!).message).toBe('read_labels failed: failed (Error)');
+    // The thrown text reaches neither the transcript, nor the events, nor the snapshot.
+    expect(JSON.stringify(result.messages)).not.toContain('hunter2');
+    expect(JSON.stringify(result.events)).not.toContain('hunter2');
+    expect(result.snapshot).not.toContain('hunter2');
+  });
+
+  it('keeps the error unread when the redaction itself throws', async () => {
+    const result = await resultOf([
+      leaky('read_db', () => {
+        throw new Error(`while redacting: ${SECRET_TEXT}`);
+      }),
+    ]);
+    expect(JSON.parse(toolResults(result).c0!).message).toBe(
+      'read_db failed: it threw an error that could not be read',
+    );
+    expect(result.snapshot).not.toContain('hunter2');
   });
 });

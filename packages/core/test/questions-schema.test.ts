@@ -458,6 +458,14 @@ describe('defaultQuestionDescription', () => {
     expect(text).toContain('{"answers":{"<header>":"<label>"}}');
   });
 
+  it('tells the model when to ask a free-text question, and what its answer looks like', () => {
+    const text = defaultQuestionDescription(limits);
+    expect(text).toContain('or none, for free text');
+    expect(text).toMatch(/no short list of choices fits, ask a free-text question: options \[\]/);
+    expect(text).toContain('Prefer options whenever the likely answers are few');
+    expect(text).toContain('the answer to a free-text question is the text itself');
+  });
+
   it('carries an example that the parser accepts', () => {
     const example = /Example: (.+)/.exec(defaultQuestionDescription(limits))![1]!;
     expect(parseQuestionInput(example, limits).ok).toBe(true);

@@ -1,0 +1,69 @@
+/**
+ * The public API's runtime exports, pinned (issue 10: the core's regrouping changed no export). A
+ * name added or removed fails here on purpose: change the list in the same commit as `index.ts`,
+ * and never drop a name of an earlier release.
+ */
+import { describe, expect, it } from 'vitest';
+import * as core from '../src/index.js';
+import * as testing from '../src/testing/index.js';
+
+/** `@turnkit/core`'s runtime exports in the first release (11f6529). */
+const FIRST_RELEASE = [
+  'AnswerError',
+  'ConflictError',
+  'DEFAULT_QUESTION_LIMITS',
+  'ModelError',
+  'SNAPSHOT_VERSION',
+  'SnapshotError',
+  'StateError',
+  'TurnkitError',
+  'agentMachine',
+  'agentTool',
+  'answerQuestion',
+  'answerSubagentTool',
+  'approve',
+  'askUserQuestion',
+  'cancelQuestion',
+  'createSessions',
+  'defaultQuestionDescription',
+  'defineAgent',
+  'defineTool',
+  'expire',
+  'formatAnswersResult',
+  'hashSchema',
+  'memoryStore',
+  'normalizeAnswers',
+  'parseQuestionInput',
+  'parseSnapshot',
+  'readSnapshotHeader',
+  'reject',
+  'resolveQuestionLimits',
+  'respond',
+  'runTurn',
+  'staleWriteError',
+  'toolErrorResult',
+];
+
+/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21). */
+const ADDED = [
+  'SHELL_ASK_USAGE',
+  'TAKEOVER_SEQ_GAP',
+  'assembleSnapshot',
+  'checkLeaseMs',
+  'joinLog',
+  'leaseHeldError',
+  'notInPartsError',
+  'provideInput',
+  'shellAskTool',
+  'shellWords',
+];
+
+describe('@turnkit/core exports', () => {
+  it('keeps every name of the first release and adds only the listed ones', () => {
+    expect(Object.keys(core).sort()).toEqual([...FIRST_RELEASE, ...ADDED].sort());
+  });
+
+  it('exports scriptedModel alone from @turnkit/core/testing', () => {
+    expect(Object.keys(testing)).toEqual(['scriptedModel']);
+  });
+});
