@@ -67,10 +67,10 @@ const server = createServer(async (req, res) => {
 });
 
 server.listen(port, '127.0.0.1', () => {
-  console.log(`LN2 inventory agent as an MCP server: http://localhost:${port}/mcp (tool: ${agent.name})`);
+  console.log(`LN2 inventory agent as an MCP server: http://127.0.0.1:${port}/mcp (tool: ${agent.name})`);
   console.log('Connect an MCP client with an elicitation handler (protocol 2026-07-28), e.g.:');
   console.log(
-    `  const tools = await mcpTools({ url: 'http://localhost:${port}/mcp' }); // @turnkit/adapters/mcp`,
+    `  const tools = await mcpTools({ url: 'http://127.0.0.1:${port}/mcp' }); // @turnkit/adapters/mcp`,
   );
   console.log('Ctrl-C stops it.');
 });
