@@ -11,7 +11,7 @@ import * as ai from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { turnkitSendAutomaticallyWhen } from '../src/ai-sdk/client.js';
 import { createEventHub, createHandler, type RouteInfo } from '../src/http/index.js';
-import { client as agUiClient } from './helpers/ag-ui-fixtures.js';
+import { client as agUiClient, post } from './helpers/ag-ui-fixtures.js';
 import { answer, decide, makeChat, partByType, say, serveChat, turnkitOf } from './helpers/ai-sdk-chat.js';
 import { type Elicitation, person } from './helpers/mcp-clients.js';
 import { inventoryAgent, type Listening, listen, send } from './http-fixtures.js';
@@ -158,5 +158,70 @@ describe('createHandler protocols', () => {
         createHandler({ agent: inventoryAgent(), store: memoryStore(), protocols: protocols as never }),
       ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     }
+  });
+});
+
+describe('createHandler protocols and the event hub, under a race', () => {
+  it('publishes only the turn that won its claim: two AG-UI decisions at once, the first to claim delayed', async () => {
+    const thawed: string[][] = [];
+    const inner = memoryStore();
+    // Armed for the race: the first claim write waits, so the request that emitted its turn's
+    // first events first is the one that loses the claim.
+    let delayNext = false;
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== 'put' && key !== 'putParts') return value;
+        return async (...args: unknown[]) => {
+          if (delayNext) {
+            delayNext = false;
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+    const hub = createEventHub();
+    const handler = createHandler({
+      agent: inventoryAgent({ thawed }),
+      store,
+      basePath: '/api',
+      token: TOKEN,
+      eventHub: hub,
+      protocols: { agUi: '/ag-ui' },
+    });
+    const listening = await listen(handler);
+    servers.push(listening);
+    const url = `${listening.url}/api/ag-ui`;
+    const lab = agUiClient(url, 'thread_race', undefined, auth);
+    await lab.run();
+    const [question] = lab.agent.pendingInterrupts;
+    await lab.run({
+      resume: buildResumeArray(lab.agent.pendingInterrupts, {
+        [question!.id]: { status: 'resolved', payload: { answers: { 'Cell lines': ['K562'] } } },
+      }),
+    });
+    const approval = lab.agent.pendingInterrupts[0]!;
+
+    const decisions: string[] = [];
+    hub.subscribe('thread_race', (message) => {
+      if (message.event === 'interaction_resolved')
+        decisions.push((message.data as { decision: string }).decision);
+    });
+    const body = (approved: boolean) => ({
+      threadId: 'thread_race',
+      runId: `r-${approved}`,
+      messages: lab.agent.messages,
+      resume: [{ interruptId: approval.id, status: 'resolved', payload: { approved } }],
+    });
+    delayNext = true;
+    const answers = await Promise.all([post(url, body(true), auth), post(url, body(false), auth)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+
+    const run = await send(handler, 'GET', '/api/runs/thread_race', undefined, auth);
+    const won = thawed.length === 1 ? 'approved' : 'rejected';
+    expect(run.body.status).toBe('completed');
+    // The hub heard the winner's decision, once; the loser's never reached it.
+    expect(decisions).toEqual([won]);
   });
 });

@@ -68,6 +68,11 @@ export interface AgUiConfig {
    * mount publishes it to its event hub as a `state` event, as its own routes do.
    */
   onSettled?: (result: TurnResult) => void;
+  /**
+   * Replaces `onEvent` with one made for each request: `createHandler`'s mount holds a turn's
+   * events until its claim is written, so a request that loses the race publishes nothing.
+   */
+  eventsForRequest?: () => (event: AgentEvent) => void;
 }
 
 const defaultOnError = (error: unknown) => console.error('[turnkit/ag-ui]', error);

@@ -72,10 +72,11 @@ export async function playAction(request: Request, play: Play, config: AgUiConfi
   const started = new Promise<void>((resolve) => {
     working = resolve;
   });
+  const forward = config.eventsForRequest?.() ?? config.onEvent;
   const onEvent = (event: AgentEvent) => {
     translator.onAgentEvent(event);
     if (WORK.has(event.type)) working();
-    config.onEvent?.(event);
+    forward?.(event);
   };
   const options = { ...play.options, onEvent, signal: request.signal };
   const playing = thread.play(action, options);

@@ -10,7 +10,7 @@
  * runId: <chat id> })` (the body names the chat; a body that cannot be read is refused only after
  * access is) → the body's shape → the route → problem details.
  */
-import { TurnkitError, type TurnOptions, type TurnResult } from '@turnkit/core';
+import { type AgentEvent, TurnkitError, type TurnOptions, type TurnResult } from '@turnkit/core';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { authorizeRoute, hasToken, type RouteInfo, unauthorizedResponse } from '../http/auth.js';
@@ -70,6 +70,11 @@ const defaultOnError = (error: unknown) => console.error('[turnkit/ai-sdk]', err
 export interface AiSdkMountHooks {
   /** Each turn's final result (not those refused before they started), e.g. for an event hub. */
   onSettled?: (result: TurnResult) => void;
+  /**
+   * Replaces `onEvent` with one made for each request (an event hub holding a turn's events until
+   * its claim is written, so a request that loses the race publishes nothing).
+   */
+  eventsForRequest?: () => (event: AgentEvent) => void;
 }
 
 /** The HTTP module's checks say `createHandler`: here they name `aiSdkHandler`. */
@@ -148,9 +153,10 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
     continuing: ChatRequest['messages'][number] | undefined,
     turn: (options: TurnOptions) => Promise<TurnResult>,
   ): Promise<Response> {
+    const onEvent = hooks.eventsForRequest?.() ?? options.onEvent;
     return streamTurn(turn, {
       turnOptions: call,
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(onEvent ? { onEvent } : {}),
       report: (error) => onError(error, request),
       fromStore: !runs.clientHeld,
       ...(hooks.onSettled ? { onSettled: hooks.onSettled } : {}),

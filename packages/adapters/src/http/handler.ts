@@ -118,7 +118,13 @@ export function createHandler(options: HandlerOptions): FetchHandler {
     if (!hasToken(c.req.raw, token)) return unauthorizedResponse();
     await next();
   });
-  mountProtocols(app, options, { basePath, onEvent, onError, onSettled: publishState });
+  mountProtocols(app, options, {
+    basePath,
+    onEvent,
+    eventsForRequest: publisher.forRequest,
+    onError,
+    onSettled: publishState,
+  });
   registerRoutes(app, {
     backend,
     authorize: options.authorize,

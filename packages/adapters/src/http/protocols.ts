@@ -25,6 +25,8 @@ export interface MountDeps {
   basePath: string;
   /** The handler's `onEvent`, which also publishes to its hub. */
   onEvent(event: AgentEvent): void;
+  /** A fresh `onEvent` for one request, holding a turn's events until its claim is written. */
+  eventsForRequest(): (event: AgentEvent) => void;
   onError(error: unknown, request: Request, run?: { runId: string; agentPath: string[] }): void;
   /** Publishes a finished turn's state to the hub. */
   onSettled(result: TurnResult): void;
@@ -41,14 +43,18 @@ export function mountProtocols(app: Hono<HandlerEnv>, options: HandlerOptions, d
   if (mounts.aiSdk) {
     const chat = aiSdkMount(
       { ...common, basePath: `${deps.basePath}${mounts.aiSdk}` },
-      { onSettled: deps.onSettled },
+      { onSettled: deps.onSettled, eventsForRequest: deps.eventsForRequest },
     );
     app.all(mounts.aiSdk, (c) => chat(c.req.raw));
     app.all(`${mounts.aiSdk}/*`, (c) => chat(c.req.raw));
   }
 
   if (mounts.agUi) {
-    const route = agUiRoute({ ...resolveOptions(common), onSettled: deps.onSettled });
+    const route = agUiRoute({
+      ...resolveOptions(common),
+      onSettled: deps.onSettled,
+      eventsForRequest: deps.eventsForRequest,
+    });
     app.post(mounts.agUi, (c) => route(c.req.raw));
   }
 
@@ -56,14 +62,18 @@ export function mountProtocols(app: Hono<HandlerEnv>, options: HandlerOptions, d
     let server: Promise<McpServerHandler> | undefined;
     const load = () => {
       server ??= import('../mcp/server.js').then(({ mcpServer }) =>
-        mcpServer(options.agent, {
-          ...(options.store ? { store: options.store } : {}),
-          ...(options.secret ? { secret: options.secret } : {}),
-          ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-          ...(options.context ? { context: (request) => options.context!(request as Request) } : {}),
-          onEvent: deps.onEvent,
-          onError: (error) => deps.onError(error, new Request('http://mcp.invalid/')),
-        }),
+        mcpServer(
+          options.agent,
+          {
+            ...(options.store ? { store: options.store } : {}),
+            ...(options.secret ? { secret: options.secret } : {}),
+            ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+            ...(options.context ? { context: (request) => options.context!(request as Request) } : {}),
+            onEvent: deps.onEvent,
+            onError: (error) => deps.onError(error, new Request('http://mcp.invalid/')),
+          },
+          { eventsForRequest: deps.eventsForRequest },
+        ),
       );
       return server;
     };

@@ -139,6 +139,15 @@ async function answer(
   }
 }
 
+/** What `createHandler`'s mount adds to an MCP server (not one of the public options). */
+export interface McpMountHooks {
+  /**
+   * Replaces `onEvent` with one made for each tool call (an event hub holding a turn's events
+   * until its claim is written, so a call that loses the race publishes nothing).
+   */
+  eventsForRequest?: () => (event: AgentEvent) => void;
+}
+
 /**
  * Serves `agent` as an MCP tool taking `{ message }`. A pause is an `input_required` answer the
  * client fulfils (its elicitation handler, or a person) and retries; nothing waits in memory.
@@ -147,7 +156,11 @@ async function answer(
  * const mcp = mcpServer(agent, { store: fileStore('./runs'), secret: process.env.MCP_SECRET });
  * export default { fetch: (request: Request) => mcp.fetch(request) };
  */
-export function mcpServer(agent: Agent, options: McpServerOptions = {}): McpServerHandler {
+export function mcpServer(
+  agent: Agent,
+  options: McpServerOptions = {},
+  hooks: McpMountHooks = {},
+): McpServerHandler {
   const toolName = checkOptions(agent, options);
   const runs: RunKeeper = options.store
     ? storedRuns(agent, options.store, options.leaseMs)
@@ -164,9 +177,10 @@ export function mcpServer(agent: Agent, options: McpServerOptions = {}): McpServ
     const principal = ctx.http?.authInfo?.clientId || undefined;
     // Not `ctx.mcpReq.signal`: a client that goes away does not stop the turn, which ends and is
     // kept (store mode), rather than leaving a run aborted that no requestState points at.
+    const onEvent = hooks.eventsForRequest?.() ?? options.onEvent;
     const turn: TurnOptions = {
       onError: (error) => onError(error),
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(onEvent ? { onEvent } : {}),
       ...(principal ? { principal } : {}),
     };
     try {
