@@ -51,16 +51,17 @@ function parseFrame(frame) {
 }
 
 /**
- * Follows the events of a run until `signal` aborts, reconnecting after a dropped connection.
+ * Follows the events of a run until `signal` aborts, reconnecting after a dropped connection with
+ * `Last-Event-ID` (as EventSource does), so the events sent meanwhile are replayed, not lost.
  * Calls onEvent({ event, id, data }) for each event.
  */
 export async function follow(runId, onEvent, signal) {
+  let lastId;
   for (let attempt = 0; !signal.aborted; attempt++) {
     try {
-      const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/events`, {
-        headers: { accept: 'text/event-stream' },
-        signal,
-      });
+      const headers = { accept: 'text/event-stream' };
+      if (lastId !== undefined) headers['last-event-id'] = String(lastId);
+      const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/events`, { headers, signal });
       if (response.status === 404) return;
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       attempt = 0;
@@ -73,7 +74,9 @@ export async function follow(runId, onEvent, signal) {
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
           const message = parseFrame(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (message) onEvent(message);
+          if (!message) continue;
+          if (message.id !== undefined) lastId = message.id;
+          onEvent(message);
         }
       }
     } catch {
