@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { hasToken, unauthorizedResponse } from '../http/auth.js';
-import { problemBody, problemResponse, toProblem } from '../http/problem.js';
+import { servedWithProblems } from '../http/problem.js';
 import { type AgUiHandlerOptions, resolveOptions } from './options.js';
 import { agUiRoute } from './route.js';
 
@@ -54,15 +54,9 @@ export function agUiHandler(options: AgUiHandlerOptions): (request: Request) => 
     await next();
   });
   app.post('*', (c) => route(c.req.raw));
-  app.notFound((c) =>
-    problemResponse(
-      problemBody('NOT_FOUND', `${c.req.method} is not served here: POST a RunAgentInput as JSON.`),
-    ),
-  );
-  app.onError((error, c) => {
-    const { body, report } = toProblem(error, Boolean(config.store));
-    if (report) config.onError(error, c.req.raw);
-    return problemResponse(body);
+  return servedWithProblems(app, {
+    fromStore: Boolean(config.store),
+    onError: (error, request) => config.onError(error, request),
+    notFound: (request) => `${request.method} is not served here: POST a RunAgentInput as JSON.`,
   });
-  return (request) => Promise.resolve(app.fetch(request));
 }

@@ -22,7 +22,7 @@ import {
   type FetchHandler,
   type HandlerOptions,
 } from '../http/options.js';
-import { HttpProblem, problemBody, problemResponse, toProblem } from '../http/problem.js';
+import { HttpProblem, servedWithProblems } from '../http/problem.js';
 import { isSafeRunId } from '../run-id.js';
 import { toUIMessages } from './messages.js';
 import {
@@ -257,20 +257,5 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
   app.post('/', (c) => postChat(c.req.raw));
   app.get('/:id', getChat);
   app.get('/:id/stream', () => new Response(null, { status: 204 }));
-  root.notFound((c) =>
-    problemResponse(problemBody('NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`)),
-  );
-  root.onError((error, c) => {
-    const { body, report } = toProblem(error, !runs.clientHeld);
-    if (report) onError(error, c.req.raw);
-    return problemResponse(body);
-  });
-  return async (request) => {
-    try {
-      return await root.fetch(request);
-    } catch (error) {
-      onError(error, request);
-      return problemResponse(toProblem(error, false).body);
-    }
-  };
+  return servedWithProblems(root, { fromStore: !runs.clientHeld, onError });
 }

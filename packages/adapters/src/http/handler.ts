@@ -12,7 +12,7 @@ import { type RunBackend, storeBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
 import { createEventHub } from './hub.js';
 import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
-import { problemBody, problemResponse, toProblem } from './problem.js';
+import { servedWithProblems } from './problem.js';
 import { MCP_HEADERS, mountProtocols } from './protocols.js';
 import { hubPublisher, type RequestOnEvent } from './publish.js';
 import { type HandlerEnv, registerRoutes } from './routes.js';
@@ -153,21 +153,5 @@ export function createHandler(options: HandlerOptions): FetchHandler {
       return turn;
     },
   });
-  app.notFound((c) =>
-    problemResponse(problemBody('NOT_FOUND', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`)),
-  );
-  app.onError((error, c) => {
-    const { body, report } = toProblem(error, !backend.clientHeld);
-    if (report) onError(error, c.req.raw);
-    return problemResponse(body);
-  });
-
-  return async (request) => {
-    try {
-      return await app.fetch(request);
-    } catch (error) {
-      onError(error, request);
-      return problemResponse(toProblem(error, false).body);
-    }
-  };
+  return servedWithProblems(app, { fromStore: !backend.clientHeld, onError });
 }

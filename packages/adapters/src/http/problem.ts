@@ -10,6 +10,7 @@ import {
   TurnkitError,
   type TurnkitErrorCode,
 } from '@turnkit/core';
+import type { Env, Hono, Schema } from 'hono';
 
 /** Codes the HTTP layer adds to TurnKit's own. */
 export type HttpProblemCode =
@@ -145,4 +146,41 @@ export function toProblem(error: unknown, fromStore: boolean): { body: ProblemBo
     return { body: problemBody(code, error.message, Array.isArray(issues) ? { issues } : {}), report: false };
   }
   return { body: problemBody('INTERNAL', GENERIC_500), report: true };
+}
+
+/** What {@link servedWithProblems} needs to know. */
+export interface ProblemsOptions {
+  /** Runs are read from the server's store (see {@link toProblem}). */
+  fromStore: boolean;
+  /** Where server faults go. */
+  onError(error: unknown, request: Request): void;
+  /** The detail of an unknown route's 404. Default: `No route <METHOD> <path>.` */
+  notFound?: (request: Request) => string;
+}
+
+/**
+ * Makes every failure of `app` a problem response: an unknown route a 404, anything thrown a
+ * problem by {@link toProblem} (server faults reported to `onError`), even a throw that escapes
+ * Hono itself. Returns the app's fetch function.
+ */
+export function servedWithProblems<E extends Env, S extends Schema, B extends string>(
+  app: Hono<E, S, B>,
+  options: ProblemsOptions,
+): (request: Request) => Promise<Response> {
+  const notFound =
+    options.notFound ?? ((request) => `No route ${request.method} ${new URL(request.url).pathname}.`);
+  app.notFound((c) => problemResponse(problemBody('NOT_FOUND', notFound(c.req.raw))));
+  app.onError((error, c) => {
+    const { body, report } = toProblem(error, options.fromStore);
+    if (report) options.onError(error, c.req.raw);
+    return problemResponse(body);
+  });
+  return async (request) => {
+    try {
+      return await app.fetch(request);
+    } catch (error) {
+      options.onError(error, request);
+      return problemResponse(toProblem(error, false).body);
+    }
+  };
 }
