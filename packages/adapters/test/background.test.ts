@@ -179,6 +179,46 @@ describe('createHandler({ queue }) with Prefer: respond-async', () => {
       createWorker({ agent, store: memoryStore(), queue: memoryQueue(), graceMs: -1, shutdownSignals: [] }),
     ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
+  it('answers a queue that fails with a 500 problem; the same request plays the turn once the claim lapsed', async () => {
+    const thawed: string[][] = [];
+    const agent = inventoryAgent({ thawed });
+    const store = memoryStore();
+    const reported: unknown[] = [];
+    const broken: TurnQueue = {
+      enqueue: async () => {
+        throw new Error('queue unreachable');
+      },
+      consume: () => ({ close: async () => {} }),
+      deadLetters: async () => [],
+      close: async () => {},
+    };
+    const handler = createHandler({
+      agent,
+      store,
+      queue: broken,
+      leaseMs: 150,
+      onError: (e) => reported.push(e),
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw vials' });
+    const { runId } = started.body;
+    const answer = { answers: { 'Which cell lines should I thaw?': ['K562'] } };
+    await send(handler, 'POST', `/runs/${runId}/answer`, answer);
+
+    const approve = await send(handler, 'POST', `/runs/${runId}/approve`, {}, ASYNC);
+    expect(approve.status).toBe(500);
+    expect(approve.body.code).toBe('INTERNAL');
+    expect(reported).toEqual([expect.objectContaining({ message: 'queue unreachable' })]);
+    // Claimed, not played: the same decision only reads the run until the claim lapses...
+    const early = await send(handler, 'POST', `/runs/${runId}/approve`, {});
+    expect(early.body.status).toBe('running');
+    expect(thawed).toEqual([]);
+    // ...then it takes the turn over and plays it, once.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const late = await send(handler, 'POST', `/runs/${runId}/approve`, {});
+    expect(late.status).toBe(200);
+    expect(late.body.status).toBe('completed');
+    expect(thawed).toEqual([['K562']]);
+  });
 });
 
 describe('createWorker', () => {
