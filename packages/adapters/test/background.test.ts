@@ -179,10 +179,8 @@ describe('createHandler({ queue }) with Prefer: respond-async', () => {
       createWorker({ agent, store: memoryStore(), queue: memoryQueue(), graceMs: -1, shutdownSignals: [] }),
     ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
-  it('answers a queue that fails with a 500 problem; the same request plays the turn once the claim lapsed', async () => {
+  it('plays the turn in the request when the queue refuses the job, as if the preference were not sent', async () => {
     const thawed: string[][] = [];
-    const agent = inventoryAgent({ thawed });
-    const store = memoryStore();
     const reported: unknown[] = [];
     const broken: TurnQueue = {
       enqueue: async () => {
@@ -192,32 +190,45 @@ describe('createHandler({ queue }) with Prefer: respond-async', () => {
       deadLetters: async () => [],
       close: async () => {},
     };
+    const eventHub = createEventHub();
     const handler = createHandler({
-      agent,
-      store,
+      agent: inventoryAgent({ thawed }),
+      store: memoryStore(),
       queue: broken,
-      leaseMs: 150,
-      onError: (e) => reported.push(e),
+      eventHub,
+      onError: (error) => reported.push(error),
     });
-    const started = await send(handler, 'POST', '/runs', { input: 'Thaw vials' });
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw vials' }, ASYNC);
+    expect(started.status).toBe(201);
+    expect(started.headers.get('preference-applied')).toBeNull();
+    expect(started.body.status).toBe('needs_input');
     const { runId } = started.body;
     const answer = { answers: { 'Which cell lines should I thaw?': ['K562'] } };
     await send(handler, 'POST', `/runs/${runId}/answer`, answer);
 
     const approve = await send(handler, 'POST', `/runs/${runId}/approve`, {}, ASYNC);
-    expect(approve.status).toBe(500);
-    expect(approve.body.code).toBe('INTERNAL');
-    expect(reported).toEqual([expect.objectContaining({ message: 'queue unreachable' })]);
-    // Claimed, not played: the same decision only reads the run until the claim lapses...
-    const early = await send(handler, 'POST', `/runs/${runId}/approve`, {});
-    expect(early.body.status).toBe('running');
-    expect(thawed).toEqual([]);
-    // ...then it takes the turn over and plays it, once.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const late = await send(handler, 'POST', `/runs/${runId}/approve`, {});
-    expect(late.status).toBe(200);
-    expect(late.body.status).toBe('completed');
+    expect(approve.status).toBe(200);
+    expect(approve.body.status).toBe('completed');
     expect(thawed).toEqual([['K562']]);
+    expect(reported).toEqual([
+      expect.objectContaining({ message: 'queue unreachable' }),
+      expect.objectContaining({ message: 'queue unreachable' }),
+    ]);
+    // One tool result per call, and every event on the hub once, in order (the events held
+    // before the claim went out when the turn was played here).
+    const run = await send(handler, 'GET', `/runs/${runId}`);
+    const results = run.body.messages.filter((message: { role: string }) => message.role === 'tool');
+    expect(results).toHaveLength(2);
+    const seqs: number[] = [];
+    await eventHub.subscribe(
+      runId,
+      (message) => {
+        if (message.event !== 'state') seqs.push(Number(message.id));
+      },
+      { after: 0 },
+    );
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1));
+    expect(seqs.length).toBe(approve.body.lastSeq);
   });
 });
 

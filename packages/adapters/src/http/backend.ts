@@ -44,6 +44,8 @@ export interface RunBackend {
   mayReadEvents(request: Request, runId: string): boolean;
   /** Store mode: resolves every expired interaction the store lists (core's `sessions.sweep`). */
   sweep?(options: SweepOptions): Promise<SweepResult>;
+  /** Store mode: plays a turn claimed with `defer` (core's `sessions.play`). */
+  play?(claim: TurnClaim, options: TurnOptions): Promise<BackendResult>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
@@ -60,5 +62,6 @@ export function storeBackend(agent: Agent, store: SnapshotStore, leaseMs: number
     // Reading a run's state first (its principal checked) guards its events.
     mayReadEvents: () => true,
     sweep: (options) => sessions.sweep(options),
+    play: (claim, options) => sessions.play(claim, options),
   };
 }

@@ -128,7 +128,13 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
     const result = await call(defer ? { ...turn, defer: true } : turn);
     if (!result.claim) return answer(result);
     // Claimed, nothing played: enqueue first, so an answer never promises a turn nobody will play.
-    await deps.queue!.enqueue(result.claim);
+    try {
+      await deps.queue!.enqueue(result.claim);
+    } catch (error) {
+      // A preference is only a preference (RFC 7240): with no queue to take the turn, play it here.
+      deps.onError(error, c.req.raw);
+      return answer(await backend.play!(result.claim, turn));
+    }
     turn.onEvent.release();
     await deps.publishState(result);
     c.header('preference-applied', 'respond-async');
