@@ -1,0 +1,199 @@
+/**
+ * The steps every session call is made of (DESIGN §12): load a run, judge its lease, claim it with
+ * a compare-and-set, play the claimed turn while renewing the lease, write the result fenced by
+ * version and owner; take over a turn whose worker died, hand one back, and play a claim left for
+ * a background worker (§17). `createSessions` composes them into the public calls.
+ */
+import { performance } from 'node:perf_hooks';
+import { ConflictError, StateError } from '../errors.js';
+import { beginTurn, driveToRest, newRunId, type Run, resultOf, stateOf } from '../interpreter/index.js';
+import { pendingInteractions } from '../machine/index.js';
+import type { StoredLogs } from '../snapshot/index.js';
+import type { Agent } from '../tools/index.js';
+import type { TurnOptions, TurnStatus } from '../types.js';
+import type { PlayOptions, SessionOptions, SessionResult, TurnClaim } from './api.js';
+import { holdRun, lostClaimError } from './lease.js';
+import { readRun, type StoredRun, writeRun } from './rows.js';
+import type { SnapshotStore } from './store.js';
+
+export type Loaded = StoredRun;
+export type Claim = {
+  owner: string;
+  version: number;
+  claimedAt: number;
+  logs?: StoredLogs;
+  /** The claim as written, built on first call (what a deferred call returns). */
+  snapshot: () => string;
+};
+
+/**
+ * How far a turn taken over from another worker skips the event sequence: that worker may have
+ * published events the store never saw, and a reader resuming by `seq` (Last-Event-ID) must never
+ * see two events under one number.
+ */
+export const TAKEOVER_SEQ_GAP = 1_000_000;
+
+/** A session result: the turn result (its `snapshot` built when first read, see `resultOf`) and the version. */
+export function sessionResult(
+  run: Run,
+  snapshot: string | (() => string),
+  version: number,
+  status?: TurnStatus,
+): SessionResult {
+  // Not spread: that would read the lazy `snapshot` getter.
+  const result = resultOf(run, snapshot, status) as SessionResult;
+  result.version = version;
+  return result;
+}
+
+/** A snapshot in a working state was written by a claim: a worker is (or was) playing its turn. */
+export const isClaim = (run: Run) => stateOf(run) === 'callingModel' || stateOf(run) === 'executingTools';
+
+/** The steps of {@link sessionTurns}, bound to one agent, store and lease. */
+export type SessionTurns = ReturnType<typeof sessionTurns>;
+
+/** The claim-and-play steps over `store`, each claim lasting `leaseMs` unless renewed. */
+export function sessionTurns(agent: Agent, store: SnapshotStore, leaseMs: number) {
+  async function load(runId: string, options: TurnOptions): Promise<Loaded> {
+    const loaded = await readRun(store, agent, runId, options);
+    if (!loaded)
+      throw new StateError(
+        'RUN_NOT_FOUND',
+        `No run with id ${JSON.stringify(runId)} is stored: start one with sessions.start().`,
+      );
+    return loaded;
+  }
+
+  /** Whether another worker holds the run right now (the store's judgement at the read). */
+  const leased = (loaded: Loaded) => loaded.lease?.live === true;
+
+  function current(loaded: Loaded): SessionResult {
+    const status = isClaim(loaded.run) ? 'running' : undefined;
+    return sessionResult(loaded.run, loaded.snapshot, loaded.version, status);
+  }
+
+  /**
+   * Writes the prepared run as a claim: the run is this worker's until its lease lapses. In row
+   * layout 2 that is the head and whatever applying the response appended (its resolved records).
+   */
+  async function claim(
+    run: Run,
+    expectedVersion: number | null,
+    logs?: StoredLogs,
+    owner = newRunId(),
+  ): Promise<Claim> {
+    const ms = leaseMs;
+    const claimedAt = performance.now();
+    const written = await writeRun(store, run, logs, { expectedVersion, lease: { owner, ms } });
+    return {
+      owner,
+      version: written.version,
+      claimedAt,
+      snapshot: written.snapshot,
+      ...(written.logs ? { logs: written.logs } : {}),
+    };
+  }
+
+  /**
+   * Plays the claimed turn; with `defer`, leaves it for a worker (`play`, which takes the claim's
+   * lease over) and returns it as `running`.
+   */
+  function proceed(run: Run, claimed: Claim, options: SessionOptions): Promise<SessionResult> {
+    if (!options.defer) return play(run, claimed);
+    const result = sessionResult(run, claimed.snapshot, claimed.version, 'running');
+    result.claim = { runId: run.runId, owner: claimed.owner, version: claimed.version };
+    return Promise.resolve(result);
+  }
+
+  const claimAndRun = async (
+    run: Run,
+    expectedVersion: number | null,
+    logs: StoredLogs | undefined,
+    options: SessionOptions,
+  ) => proceed(run, await claim(run, expectedVersion, logs), options);
+
+  /**
+   * Plays the claimed turn while renewing the lease, then writes its result (fenced by version and
+   * owner). `handBack` ends the hold as a lost claim would, and releases the lease.
+   */
+  async function play(run: Run, claimed: Claim, handBack?: AbortSignal): Promise<SessionResult> {
+    const { owner, version, claimedAt, logs } = claimed;
+    const hold = holdRun({ store, runId: run.runId, owner, version, leaseMs, claimedAt, handBack });
+    const signal = run.options.signal;
+    run.options = { ...run.options, signal: signal ? AbortSignal.any([signal, hold.signal]) : hold.signal };
+    run.fence = hold;
+    try {
+      await driveToRest(run);
+    } finally {
+      await hold.stop();
+    }
+    if (hold.lost) {
+      if (handBack?.aborted) await release(run.runId, owner, version);
+      throw hold.lost;
+    }
+    const expiresAt = pendingInteractions(run.state.context)
+      .map((interaction) => interaction.expiresAt)
+      .filter((value): value is string => value !== null)
+      .sort()[0];
+    let written: Awaited<ReturnType<typeof writeRun>>;
+    try {
+      written = await writeRun(store, run, logs, {
+        expectedVersion: version,
+        lease: { owner, ms: 0 },
+        expiresAt: expiresAt ?? null,
+      });
+    } catch (error) {
+      if (error instanceof ConflictError) throw lostClaimError(run.runId, 'its result write was refused');
+      throw error;
+    }
+    return sessionResult(run, written.snapshot, written.version);
+  }
+
+  /** Lets the lease lapse now: the turn handed back is the next worker's to take. */
+  async function release(runId: string, owner: string, version: number): Promise<void> {
+    try {
+      await store.renew(runId, { owner, version, ms: 0 });
+    } catch {
+      // Refused or unreachable: the lease lapses by itself within leaseMs.
+    }
+  }
+
+  /** A worker died holding the run (its lease is no longer live): take it over and finish its turn. */
+  async function recover(loaded: Loaded, options: SessionOptions = {}): Promise<SessionResult> {
+    loaded.run.seq += TAKEOVER_SEQ_GAP;
+    beginTurn(loaded.run, 'continue');
+    return claimAndRun(loaded.run, loaded.version, loaded.logs, options);
+  }
+
+  async function playClaim(job: TurnClaim, options: PlayOptions = {}): Promise<SessionResult> {
+    const { handBack, ...turnOptions } = options;
+    const loaded = await load(job.runId, turnOptions);
+    // Played already (an earlier delivery, or a request), and at rest.
+    if (!isClaim(loaded.run)) return current(loaded);
+    // The deferred claim as written, its lease kept for the worker (live, or lapsed in the queue).
+    const untouched = loaded.version === job.version;
+    if (leased(loaded) && !(untouched && loaded.lease?.owner === job.owner)) throw busy(job.runId);
+    if (!untouched) {
+      // Taken since the deferral by a worker that stopped holding it: its turn goes on as a new one.
+      loaded.run.seq += TAKEOVER_SEQ_GAP;
+      beginTurn(loaded.run, 'continue');
+    }
+    let claimed: Claim;
+    try {
+      // A compare-and-set on the version: of two deliveries of one job, one plays.
+      claimed = await claim(loaded.run, loaded.version, loaded.logs, untouched ? job.owner : undefined);
+    } catch (error) {
+      if (error instanceof ConflictError) throw busy(job.runId);
+      throw error;
+    }
+    return play(loaded.run, claimed, handBack);
+  }
+
+  function busy(runId: string): ConflictError {
+    return new ConflictError(
+      `Run ${runId} is being worked on by another request. Wait for it and load the run again.`,
+    );
+  }
+
+  return { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy };
+}
