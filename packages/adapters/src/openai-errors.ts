@@ -2,8 +2,10 @@
  * Turns whatever the `openai` client throws into a core `ModelError` whose message says what to do,
  * or into an `AbortError` when the caller aborted, so the loop reports `aborted` and not `failed`.
  */
+
 import { ModelError } from '@turnkit/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { statusMessage } from './model-error-text.js';
 
 /** What the messages mention: which model, where, and how hard the client tried. */
 export interface CallContext {
@@ -56,7 +58,18 @@ export function toModelError(error: unknown, context: CallContext, signal?: Abor
     );
   }
   if (error instanceof APIError && typeof error.status === 'number') {
-    return new ModelError(statusMessage(error.status, error.message, context, tries), {
+    const { model, baseURL } = context;
+    const words = {
+      who: 'The server',
+      call: 'model call',
+      model,
+      at: '',
+      tries,
+      options: 'the options you pass (temperature, extraBody)',
+      key: `Check OPENAI_API_KEY (or the apiKey option): it must be a valid key for ${baseURL}.`,
+      notFound: `Check the model name "${model}" and the baseURL ${baseURL} (OpenAI-compatible servers usually serve /v1).`,
+    };
+    return new ModelError(statusMessage(error.status, error.message, words), {
       status: error.status,
       cause: error,
     });
@@ -65,37 +78,4 @@ export function toModelError(error: unknown, context: CallContext, signal?: Abor
     return malformedResponse(context, `unreadable JSON: ${error.message}`, error);
   const text = error instanceof Error ? error.message : String(error);
   return new ModelError(`The model call to ${context.baseURL} failed: ${text}`, { cause: error });
-}
-
-function statusMessage(status: number, detail: string, context: CallContext, tries: string): string {
-  const { model, baseURL } = context;
-  switch (status) {
-    case 400:
-      return (
-        `The server rejected the request (400): ${detail}. Check that model "${model}" supports tool calling ` +
-        'and that the options you pass (temperature, extraBody) are valid for it.'
-      );
-    case 401:
-      return (
-        `The API key was refused (401): ${detail}. Check OPENAI_API_KEY (or the apiKey option): it must be a ` +
-        `valid key for ${baseURL}.`
-      );
-    case 403:
-      return `Access denied (403): ${detail}. Check that this API key's project may use model "${model}".`;
-    case 404:
-      return (
-        `Not found (404): ${detail}. Check the model name "${model}" and the baseURL ${baseURL} ` +
-        '(OpenAI-compatible servers usually serve /v1).'
-      );
-    case 429:
-      return (
-        `Rate limited (429) after ${tries}: ${detail}. Wait and retry the turn (runTurn with the snapshot and ` +
-        'no input), raise maxRetries, or check the account quota.'
-      );
-    default:
-      if (status >= 500) {
-        return `The server failed (${status}) after ${tries}: ${detail}. The provider is having trouble; retry the turn later.`;
-      }
-      return `The model call failed (${status}): ${detail}. Check the request options for model "${model}".`;
-  }
 }

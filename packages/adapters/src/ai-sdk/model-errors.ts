@@ -6,7 +6,9 @@
  * AI SDK errors are recognised by their `Symbol.for` marker, as the SDK's own `isInstance` does, so
  * nothing here loads `@ai-sdk/provider` at run time.
  */
+
 import { ModelError } from '@turnkit/core';
+import { statusMessage } from '../model-error-text.js';
 import { StreamEndedError, StreamPartError } from './model-stream.js';
 
 /** Which model failed, and how hard the adapter tried: what the messages mention. */
@@ -122,7 +124,17 @@ export function toModelError(error: unknown, context: ModelCallContext, signal?:
       );
     }
     const status = error.statusCode;
-    return new ModelError(statusMessage(status, error.message, error.url, context, tries), {
+    const words = {
+      who: provider,
+      call: `${provider} call`,
+      model: modelId,
+      at: ` at ${error.url}`,
+      tries,
+      options: 'the call settings you pass (maxOutputTokens, providerOptions…)',
+      key: `Check the key you gave the ${provider} provider (its apiKey option or its environment variable).`,
+      notFound: `Check the model id "${modelId}" and the provider's baseURL.`,
+    };
+    return new ModelError(statusMessage(status, error.message, words), {
       status,
       cause: error,
     });
@@ -157,40 +169,4 @@ export function toModelError(error: unknown, context: ModelCallContext, signal?:
       'implements the AI SDK 6 provider spec (v3) and that its settings are valid.',
     { cause: error },
   );
-}
-
-function statusMessage(
-  status: number,
-  detail: string,
-  url: string,
-  context: ModelCallContext,
-  tries: string,
-) {
-  const { provider, modelId } = context;
-  switch (status) {
-    case 400:
-      return (
-        `${provider} rejected the request (400): ${detail}. Check that model "${modelId}" supports tool calling ` +
-        'and that the call settings you pass (maxOutputTokens, providerOptions…) are valid for it.'
-      );
-    case 401:
-      return (
-        `The API key was refused (401) at ${url}: ${detail}. Check the key you gave the ${provider} provider ` +
-        '(its apiKey option or its environment variable).'
-      );
-    case 403:
-      return `Access denied (403) at ${url}: ${detail}. Check that this key may use model "${modelId}".`;
-    case 404:
-      return `Not found (404) at ${url}: ${detail}. Check the model id "${modelId}" and the provider's baseURL.`;
-    case 429:
-      return (
-        `Rate limited (429) after ${tries}: ${detail}. Wait and retry the turn (runTurn with the snapshot and ` +
-        'no input), raise maxRetries, or check the account quota.'
-      );
-    default:
-      if (status >= 500) {
-        return `${provider} failed (${status}) after ${tries}: ${detail}. The provider is having trouble; retry the turn later.`;
-      }
-      return `The ${provider} call failed (${status}) at ${url}: ${detail}. Check the call settings for model "${modelId}".`;
-  }
 }
