@@ -6,7 +6,8 @@
  * listeners for, on one listening connection (postgres-listen.ts).
  */
 import { TurnkitError } from '@turnkit/core';
-import { checkCount, type EventHub, type HubMessage } from '../http/hub.js';
+import { checkCount } from '../counts.js';
+import type { EventHub, HubMessage } from '../http/hub.js';
 import { type PgListenClient, pgListener } from './postgres-listen.js';
 import { type Entry, PAGE_SIZE, type SharedHub, sharedHub } from './shared.js';
 

@@ -9,7 +9,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { checkCount, type EventHub, type HubMessage } from '../http/hub.js';
+import { checkCount } from '../counts.js';
+import type { EventHub, HubMessage } from '../http/hub.js';
 import { type Entry, PAGE_SIZE, retryDelay, type SharedHub, sharedHub, sleep } from './shared.js';
 
 /** Options of {@link redisEventHub}. */

@@ -7,7 +7,9 @@
  * another instance is not seen here. `redisEventHub` and `postgresEventHub` (`@turnkit/adapters`)
  * share events across processes behind the same interface.
  */
+
 import { TurnkitError } from '@turnkit/core';
+import { checkCount } from '../counts.js';
 
 /**
  * One server-sent event: its `event` name, its `id` (the run's `seq`: an event's own, or for a
@@ -87,17 +89,6 @@ export function positionOf(message: HubMessage): number | null {
   const seq = parseSeq(message.id);
   if (seq === null) return null;
   return eventPosition(seq) + (message.event === 'state' ? 1 : 0);
-}
-
-/** Throws `CONFIG_INVALID` unless `value` is a positive integer (or absent, or 0 when allowed). */
-export function checkCount(value: number | undefined, name: string, where: string, zero = false): void {
-  if (value === undefined) return;
-  if (!Number.isSafeInteger(value) || value < (zero ? 0 : 1)) {
-    throw new TurnkitError(
-      'CONFIG_INVALID',
-      `${where}: ${name} must be a ${zero ? 'non-negative' : 'positive'} integer, got ${String(value)}.`,
-    );
-  }
 }
 
 /** Calls a listener; a throwing one (a broken stream) never reaches the publisher. */

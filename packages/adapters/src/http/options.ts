@@ -3,7 +3,9 @@
  * signing secret in client-held mode, a nonsensical limit) is refused when it is built, with
  * `TurnkitError` `CONFIG_INVALID`, never on the first request.
  */
+
 import { type Agent, type AgentEvent, type SnapshotStore, TurnkitError } from '@turnkit/core';
+import { checkCount } from '../counts.js';
 import type { TurnQueue } from '../queue/types.js';
 import type { Authorize } from './auth.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
@@ -134,12 +136,6 @@ function invalid(message: string): TurnkitError {
   return new TurnkitError('CONFIG_INVALID', `createHandler: ${message}`);
 }
 
-function positiveInteger(value: number | undefined, name: string): void {
-  if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
-    throw invalid(`${name} must be a positive integer, got ${String(value)}.`);
-  }
-}
-
 /** Checks `encrypt` and the replay options against the mode. */
 function checkProtection(options: HandlerOptions): void {
   if (options.encrypt !== undefined && typeof options.encrypt !== 'boolean') {
@@ -230,11 +226,11 @@ export function checkOptions(options: HandlerOptions): { basePath: string; maxBo
   if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret === '')) {
     throw invalid('`secret` must be a non-empty string.');
   }
-  positiveInteger(options.maxBodyBytes, 'maxBodyBytes');
-  positiveInteger(options.leaseMs, 'leaseMs');
-  positiveInteger(options.heartbeatMs, 'heartbeatMs');
-  positiveInteger(options.maxQueuedBytes, 'maxQueuedBytes');
-  positiveInteger(options.replayTtlMs, 'replayTtlMs');
+  checkCount(options.maxBodyBytes, 'maxBodyBytes', 'createHandler');
+  checkCount(options.leaseMs, 'leaseMs', 'createHandler');
+  checkCount(options.heartbeatMs, 'heartbeatMs', 'createHandler');
+  checkCount(options.maxQueuedBytes, 'maxQueuedBytes', 'createHandler');
+  checkCount(options.replayTtlMs, 'replayTtlMs', 'createHandler');
   checkProtection(options);
   if (options.cors !== undefined) {
     const origins = options.cors.origins;

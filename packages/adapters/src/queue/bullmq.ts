@@ -2,8 +2,10 @@
  * `bullmqQueue({ connection })` (DESIGN §17): background turns on BullMQ (Redis). BullMQ is an
  * optional peer, loaded on first use, so an app that never builds this queue never needs it.
  */
+
 import { TurnkitError } from '@turnkit/core';
 import type { ConnectionOptions, Job, Queue, Worker } from 'bullmq';
+import { countOr } from '../counts.js';
 import {
   type ConsumeOptions,
   type DeadLetter,
@@ -42,13 +44,6 @@ export interface BullmqQueueOptions {
 }
 
 const invalid = (message: string) => new TurnkitError('CONFIG_INVALID', `bullmqQueue: ${message}`);
-
-function positiveInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw invalid(`${name} must be an integer >= 1, got ${value}.`);
-  return value;
-}
 
 /** Whether `connection` is an ioredis client (it has `duplicate`) rather than options. */
 function isClient(connection: object): connection is { options?: { maxRetriesPerRequest?: unknown } } {
@@ -95,10 +90,10 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
   if (typeof name !== 'string' || name === '' || name.includes(':')) {
     throw invalid(`name must be a non-empty string without ":", got ${JSON.stringify(name)}.`);
   }
-  const attempts = positiveInteger(options.attempts, 'attempts', 5);
-  const backoffMs = positiveInteger(options.backoffMs, 'backoffMs', 1000);
-  const lockMs = positiveInteger(options.lockMs, 'lockMs', 30_000);
-  const keepDeadLetters = positiveInteger(options.keepDeadLetters, 'keepDeadLetters', 1000);
+  const attempts = countOr(options.attempts, 5, 'attempts', 'bullmqQueue');
+  const backoffMs = countOr(options.backoffMs, 1000, 'backoffMs', 'bullmqQueue');
+  const lockMs = countOr(options.lockMs, 30_000, 'lockMs', 'bullmqQueue');
+  const keepDeadLetters = countOr(options.keepDeadLetters, 1000, 'keepDeadLetters', 'bullmqQueue');
   const prefix = options.prefix === undefined ? {} : { prefix: options.prefix };
 
   let queue: Promise<Queue> | undefined;
@@ -127,7 +122,7 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
     },
 
     consume(handler: JobHandler, consumeOptions: ConsumeOptions = {}): QueueConsumer {
-      const concurrency = positiveInteger(consumeOptions.concurrency, 'concurrency', 1);
+      const concurrency = countOr(consumeOptions.concurrency, 1, 'concurrency', 'bullmqQueue');
       const onError =
         consumeOptions.onError ?? ((error: unknown) => console.error('[turnkit/bullmq] queue error:', error));
       const started = loadBullmq().then(({ Worker, UnrecoverableError }) => {
@@ -165,7 +160,7 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
     },
 
     async deadLetters(limit = 100): Promise<DeadLetter[]> {
-      const jobs = await (await queueOf()).getFailed(0, positiveInteger(limit, 'limit', 100) - 1);
+      const jobs = await (await queueOf()).getFailed(0, countOr(limit, 100, 'limit', 'bullmqQueue') - 1);
       return jobs.flatMap((job): DeadLetter[] => {
         const turn = readJob(job.data);
         if (!turn) return [];

@@ -4,7 +4,8 @@
  * finished by their next request or `sessions.retry`). Same rules as {@link bullmqQueue}: one job
  * per claim, retries with doubling backoff, dead letters after the last attempt.
  */
-import { TurnkitError } from '@turnkit/core';
+
+import { checkCount } from '../counts.js';
 import {
   type ConsumeOptions,
   type DeadLetter,
@@ -40,14 +41,9 @@ interface Entry {
 export function memoryQueue(options: MemoryQueueOptions = {}): TurnQueue {
   const attempts = options.attempts ?? 5;
   const backoffMs = options.backoffMs ?? 1000;
-  for (const [name, value] of [
-    ['attempts', attempts],
-    ['backoffMs', backoffMs],
-  ] as const) {
-    if (!Number.isSafeInteger(value) || value < (name === 'attempts' ? 1 : 0)) {
-      throw new TurnkitError('CONFIG_INVALID', `memoryQueue: ${name} must be a whole number, got ${value}.`);
-    }
-  }
+  checkCount(attempts, 'attempts', 'memoryQueue');
+  checkCount(backoffMs, 'backoffMs', 'memoryQueue', true);
+
   const waiting: Entry[] = [];
   /** Ids waiting, backing off or under way: enqueueing one of them again adds nothing. */
   const known = new Set<string>();

@@ -5,6 +5,7 @@
  * to the event hub the handlers' streams read. On SIGTERM it stops taking jobs, lets the turns
  * under way finish for `graceMs`, then hands the rest back to the queue.
  */
+
 import {
   type Agent,
   type AgentEvent,
@@ -14,6 +15,7 @@ import {
   StateError,
   TurnkitError,
 } from '@turnkit/core';
+import { countOr } from '../counts.js';
 import { createEventHub, type EventHub } from '../http/hub.js';
 import { hubPublisher } from '../http/publish.js';
 import type { JobDelivery, TurnJob, TurnQueue } from './types.js';
@@ -65,17 +67,6 @@ export interface TurnWorker {
 const defaultOnError = (error: unknown, job?: TurnJob) =>
   console.error(`[turnkit/worker]${job ? ` run ${job.runId}:` : ''}`, error);
 
-function checkDuration(value: number | undefined, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new TurnkitError(
-      'CONFIG_INVALID',
-      `createWorker: ${name} must be an integer >= ${min}, got ${value}.`,
-    );
-  }
-  return value;
-}
-
 /** Waits `ms`, or less when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -108,9 +99,10 @@ export function createWorker(options: WorkerOptions): TurnWorker {
   if (!options || typeof options.agent?.name !== 'string' || !options.store || !options.queue) {
     throw new TurnkitError('CONFIG_INVALID', 'createWorker needs { agent, store, queue }.');
   }
-  const leaseMs = checkDuration(options.leaseMs, 'leaseMs', 60_000, 3);
-  const graceMs = checkDuration(options.graceMs, 'graceMs', 30_000, 0);
-  const concurrency = checkDuration(options.concurrency, 'concurrency', 1, 1);
+  // leaseMs is checked by createSessions, as for the handlers.
+  const leaseMs = countOr(options.leaseMs, 60_000, 'leaseMs', 'createWorker');
+  const graceMs = countOr(options.graceMs, 30_000, 'graceMs', 'createWorker', true);
+  const concurrency = countOr(options.concurrency, 1, 'concurrency', 'createWorker');
   const onError = options.onError ?? defaultOnError;
   const sessions = createSessions({ agent: options.agent, store: options.store, leaseMs });
   const publisher = hubPublisher(options.eventHub ?? createEventHub(), {
