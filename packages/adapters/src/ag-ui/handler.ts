@@ -5,8 +5,7 @@
  * (route.ts), with `createHandler`'s options, checks and problem details.
  */
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
-import { hasToken, unauthorizedResponse } from '../http/auth.js';
+import { corsPolicy, tokenGate } from '../http/auth.js';
 import { servedWithProblems } from '../http/problem.js';
 import { type AgUiHandlerOptions, resolveOptions } from './options.js';
 import { agUiRoute } from './route.js';
@@ -38,21 +37,9 @@ export function agUiHandler(options: AgUiHandlerOptions): (request: Request) => 
   const route = agUiRoute(config);
   const app = new Hono();
   if (config.cors) {
-    const origins = config.cors.origins;
-    app.use(
-      '*',
-      cors({
-        origin: origins.includes('*') ? '*' : origins,
-        allowMethods: ['POST'],
-        allowHeaders: ['authorization', 'content-type'],
-        maxAge: config.cors.maxAgeSeconds ?? 600,
-      }),
-    );
+    app.use('*', corsPolicy(config.cors, { methods: ['POST'], headers: ['authorization', 'content-type'] }));
   }
-  app.use('*', async (c, next) => {
-    if (!hasToken(c.req.raw, config.token)) return unauthorizedResponse();
-    await next();
-  });
+  app.use('*', tokenGate(config.token));
   app.post('*', (c) => route(c.req.raw));
   return servedWithProblems(app, {
     fromStore: Boolean(config.store),

@@ -12,8 +12,7 @@
  */
 import { type AgentEvent, TurnkitError, type TurnOptions, type TurnResult } from '@turnkit/core';
 import { type Context, Hono } from 'hono';
-import { cors } from 'hono/cors';
-import { authorizeRoute, hasToken, type RouteInfo, unauthorizedResponse } from '../http/auth.js';
+import { authorizeRoute, corsPolicy, type RouteInfo, tokenGate, unauthorizedResponse } from '../http/auth.js';
 import { readJson } from '../http/body.js';
 import { assertSigning, withKeys } from '../http/client-held.js';
 import {
@@ -239,21 +238,12 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
   const root = new Hono({ getPath: (request) => new URL(request.url).pathname });
   const app = basePath ? root.basePath(basePath) : root;
   if (options.cors) {
-    const origins = options.cors.origins;
     app.use(
       '*',
-      cors({
-        origin: origins.includes('*') ? '*' : origins,
-        allowMethods: ['GET', 'POST'],
-        allowHeaders: ['authorization', 'content-type'],
-        maxAge: options.cors.maxAgeSeconds ?? 600,
-      }),
+      corsPolicy(options.cors, { methods: ['GET', 'POST'], headers: ['authorization', 'content-type'] }),
     );
   }
-  app.use('*', async (c, next) => {
-    if (!hasToken(c.req.raw, options.token)) return unauthorizedResponse();
-    await next();
-  });
+  app.use('*', tokenGate(options.token));
   app.post('/', (c) => postChat(c.req.raw));
   app.get('/:id', getChat);
   app.get('/:id/stream', () => new Response(null, { status: 204 }));

@@ -6,11 +6,13 @@
  * so that runs are bound to whoever created them.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
 import { problemBody, problemResponse } from './problem.js';
 
 /**
  * Every route name `authorize` can be asked about: a closed list, so an app can switch over it.
- * `input`, `sweep`, `aiSdk`, `agUi` and `mcp` name routes that later releases add.
+ * `aiSdk`, `agUi` and `mcp` are the protocol mounts of `createHandler({ protocols })`.
  */
 export const ROUTE_NAMES = [
   'start',
@@ -88,6 +90,28 @@ export function hasToken(request: Request, token: string | undefined): boolean {
   // Compare even when the header is missing, so both paths take the same time.
   const matches = safeEqual(given ?? '', token);
   return given !== null && matches;
+}
+
+/** Middleware giving every request without the bearer `token` the one 401 (none without a token). */
+export function tokenGate(token: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (!hasToken(c.req.raw, token)) return unauthorizedResponse();
+    await next();
+  };
+}
+
+/** The CORS middleware of a handler's `cors` option, for its methods and request headers. */
+export function corsPolicy(
+  options: { origins: string[]; maxAgeSeconds?: number },
+  allow: { methods: string[]; headers: string[]; expose?: string[] },
+): MiddlewareHandler {
+  return cors({
+    origin: options.origins.includes('*') ? '*' : options.origins,
+    allowMethods: allow.methods,
+    allowHeaders: allow.headers,
+    ...(allow.expose ? { exposeHeaders: allow.expose } : {}),
+    maxAge: options.maxAgeSeconds ?? 600,
+  });
 }
 
 /**

@@ -6,8 +6,7 @@
  */
 import type { TurnOptions } from '@turnkit/core';
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
-import { hasToken, unauthorizedResponse } from './auth.js';
+import { corsPolicy, tokenGate } from './auth.js';
 import { type RunBackend, storeBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
 import { createEventHub } from './hub.js';
@@ -85,21 +84,18 @@ export function createHandler(options: HandlerOptions): FetchHandler {
   const root = new Hono<HandlerEnv>({ getPath: rawPath });
   const app = basePath ? root.basePath(basePath) : root;
   if (options.cors) {
-    const origins = options.cors.origins;
     app.use(
       '*',
-      cors({
-        origin: origins.includes('*') ? '*' : origins,
-        allowMethods: ['GET', 'POST'],
-        allowHeaders: [
+      corsPolicy(options.cors, {
+        methods: ['GET', 'POST'],
+        headers: [
           'authorization',
           'content-type',
           'last-event-id',
           EVENTS_TOKEN_HEADER,
           ...(options.protocols?.mcp ? MCP_HEADERS : []),
         ],
-        exposeHeaders: ['location'],
-        maxAge: options.cors.maxAgeSeconds ?? 600,
+        expose: ['location'],
       }),
     );
   }
@@ -113,11 +109,7 @@ export function createHandler(options: HandlerOptions): FetchHandler {
       ...clock,
     });
   }
-  const token = options.token;
-  app.use('*', async (c, next) => {
-    if (!hasToken(c.req.raw, token)) return unauthorizedResponse();
-    await next();
-  });
+  app.use('*', tokenGate(options.token));
   mountProtocols(app, options, {
     basePath,
     onEvent,
