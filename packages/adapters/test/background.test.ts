@@ -131,6 +131,42 @@ describe('createHandler({ queue }) with Prefer: respond-async', () => {
     expect(thawed).toEqual([['K562']]);
   });
 
+  it('lets a page on an allowed origin send Prefer and read Preference-Applied and Location', async () => {
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      queue: memoryQueue(),
+      cors: { origins: ['https://app.example'] },
+    });
+    const preflight = await handler(
+      new Request('http://test.local/runs', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, prefer',
+        },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')?.split(',')).toContain('prefer');
+    const started = await send(
+      handler,
+      'POST',
+      '/runs',
+      { input: 'Thaw vials' },
+      {
+        ...ASYNC,
+        origin: 'https://app.example',
+      },
+    );
+    expect(started.status).toBe(202);
+    expect(started.headers.get('access-control-expose-headers')?.split(',')).toEqual([
+      'location',
+      'preference-applied',
+    ]);
+  });
+
   it('plays in the request without the preference, and ignores it without a queue', async () => {
     const { handler } = setup();
     const started = await send(

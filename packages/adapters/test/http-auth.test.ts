@@ -245,7 +245,7 @@ describe('createHandler CORS', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(allowed.headers.get('access-control-allow-headers')).toBe(
-      'authorization,content-type,last-event-id,turnkit-events-token',
+      'authorization,content-type,last-event-id,prefer,turnkit-events-token',
     );
     expect(allowed.headers.get('access-control-allow-methods')).toBe('GET,POST');
     const stranger = await handler(

@@ -92,10 +92,12 @@ export function createHandler(options: HandlerOptions): FetchHandler {
           'authorization',
           'content-type',
           'last-event-id',
+          // Background turns (Prefer: respond-async) from a page on another origin.
+          'prefer',
           EVENTS_TOKEN_HEADER,
           ...(options.protocols?.mcp ? MCP_HEADERS : []),
         ],
-        expose: ['location'],
+        expose: ['location', 'preference-applied'],
       }),
     );
   }
