@@ -3,7 +3,7 @@
  * HTTP handler (`createHandler({ queue: bullmqQueue(…) })`, a Redis store and event hub), and worker
  * processes (fixtures/turn-worker.ts) play the turns it enqueues. Tried as an unlucky production
  * would: 1 000 turns over two workers, a tool slower than every lease with double clicks, a worker
- * killed with SIGKILL mid-tool, and SIGTERM that finishes, or hands back, the turn under way.
+ * killed with SIGKILL mid-tool, and SIGTERM or SIGINT that finishes, or hands back, the turn under way.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -341,7 +341,7 @@ describe.skipIf(!redisUrl)('background turns across processes (BullMQ, Redis sto
     expect(heard.at(-1)).toBe('state:completed');
   }, 60_000);
 
-  it('hands the turn under way back on SIGTERM after graceMs; the next worker finishes it', async () => {
+  it('hands the turn under way back on SIGINT (Ctrl-C) after graceMs; the next worker finishes it', async () => {
     const { startWorker, pausedRun, approveAsync, settled, handler } = await lab({
       leaseMs: 1_000,
       lockMs: 2_000,
@@ -356,8 +356,8 @@ describe.skipIf(!redisUrl)('background turns across processes (BullMQ, Redis sto
     const approved = await approveAsync(runId);
     expect(approved.status).toBe(202);
     await executing;
-    first.child.kill('SIGTERM');
-    expect((await first.exited).signal).toBe('SIGTERM');
+    first.child.kill('SIGINT');
+    expect((await first.exited).signal).toBe('SIGINT');
     // It did not wait for the 5 s tool: the run is still running, with nothing of the turn written.
     const handedBack = await send(handler, 'GET', `/runs/${runId}`);
     expect(handedBack.body.status).toBe('running');
