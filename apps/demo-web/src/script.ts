@@ -6,6 +6,7 @@
  * A request to store new vials goes to the storage sub-agent (`storage.ts`), whose report it
  * passes on. It answers in Chinese when the user writes Chinese.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ChatMessage, ModelAdapter, ModelRequest } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
 import type { ThawResult } from './freezer.js';
@@ -174,20 +175,6 @@ export function plan(request: ModelRequest): ScriptedStep {
   return { text: TEXT[lang].checking, toolCalls: [{ name: 'query_inventory', arguments: {} }] };
 }
 
-/** Waits `ms`, or less when `signal` aborts; either way its abort listener is removed. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 /**
  * The scripted model, with its text streamed one word every `paceMs` (so streaming is visible) after
  * `thinkMs` of "thinking". The script is stateless: the same step function serves every call.
@@ -204,7 +191,7 @@ export function demoModel(options: { paceMs: number; thinkMs: number }): ModelAd
       const pieces: string[] = [];
       const response = await inner.generate({ ...request, onDelta: (text) => pieces.push(text) });
       for (const piece of pieces) {
-        await sleep(options.paceMs, request.signal);
+        await delay(options.paceMs, undefined, { signal: request.signal }).catch(() => {});
         // An aborted turn keeps no streamed text: stop pacing it.
         if (request.signal?.aborted) break;
         request.onDelta?.(piece);

@@ -6,6 +6,7 @@
  * ids kept), deltas stream to `onDelta`, failures are retried as `ai` would (providers do not retry)
  * and end as `ModelError` with a status and a public message.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { type ModelAdapter, type ModelRequest, type ModelResponse, TurnkitError } from '@turnkit/core';
 import { fromContent, toPrompt, toResponse, toTools, toUsage } from './model-convert.js';
@@ -117,23 +118,10 @@ async function withRetries<T>(
       return await once();
     } catch (error) {
       if (retry >= maxRetries || progress.emitted || signal?.aborted || !isRetryable(error)) throw error;
-      await sleep(retryDelayMs(error, retry), signal);
+      await delay(retryDelayMs(error, retry), undefined, { signal }).catch(() => {});
       if (signal?.aborted) throw abortError(signal, error);
     }
   }
-}
-
-/** Waits, or stops waiting as soon as the signal aborts (the caller then throws the abort). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

@@ -7,6 +7,7 @@
  * process: the retry goes out on whatever connection that process has, with `inputResponses` and
  * the `requestState` echoed byte for byte, and may itself ask again.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ElicitResult, InputRequest, InputResponses } from '@modelcontextprotocol/client';
 import type { AskResponse, AskSignal, ToolContext } from '@turnkit/core';
 import { z } from 'zod';
@@ -37,20 +38,6 @@ type Elicitation = Extract<InputRequest, { method: 'elicitation/create' }>;
 const MAX_SILENT_ROUNDS = 10;
 /** The wait before retrying a round that carried only a `requestState` (the SDK's own loop waits the same). */
 const SILENT_ROUND_DELAY_MS = 250;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
 
 /** The `ctx.ask` for one elicitation. */
 function askFor(ctx: ToolContext, elicitation: Elicitation, state: PausedCall): AskSignal {
@@ -109,7 +96,7 @@ export async function settle(
         `The MCP tool ${target.name} kept answering input_required without asking anything.`,
       );
     }
-    await sleep(SILENT_ROUND_DELAY_MS, ctx.signal);
+    await delay(SILENT_ROUND_DELAY_MS, undefined, { signal: ctx.signal });
     answer = await callMcpTool(target, args, { inputResponses: {}, ...pick(state) }, ctx.signal);
   }
   return toolOutput(answer);

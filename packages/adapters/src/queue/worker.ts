@@ -6,6 +6,7 @@
  * under way finish for `graceMs`, then hands the rest back to the queue.
  */
 
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   type Agent,
   type AgentEvent,
@@ -66,19 +67,6 @@ export interface TurnWorker {
 
 const defaultOnError = (error: unknown, job?: TurnJob) =>
   console.error(`[turnkit/worker]${job ? ` run ${job.runId}:` : ''}`, error);
-
-/** Waits `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * Starts a worker consuming `queue`.
@@ -142,7 +130,7 @@ export function createWorker(options: WorkerOptions): TurnWorker {
             onError(error, job);
             throw error;
           }
-          await pause(pollMs, handBack.signal);
+          await delay(pollMs, undefined, { signal: handBack.signal }).catch(() => {});
           if (handBack.signal.aborted) throw error;
         }
       }

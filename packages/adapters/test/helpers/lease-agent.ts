@@ -4,6 +4,7 @@
  * request got back. The cross-process worker (fixtures/lease-worker.ts) plays the same agent, so a
  * run started in the test can be approved in a child process and finished in the test again.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   type Agent,
   ConflictError,
@@ -32,21 +33,6 @@ export interface SlowApprovalOptions {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
-
 /**
  * An LN2 agent: the model asks to record a thaw (a side effect, approval first), the tool sleeps
  * `toolMs` and returns its idempotency key, and the model reports it. The model is stateless, so any
@@ -60,7 +46,9 @@ export function slowApprovalAgent(options: SlowApprovalOptions): Agent {
     needsApproval: (input) => `Removes ${input.vials} vial(s) of ${input.cellLine} from the inventory`,
     execute: async (_input, ctx) => {
       options.onExecute?.(ctx.idempotencyKey);
-      await (options.abortable ? sleepUnless(options.toolMs, ctx.signal) : sleep(options.toolMs));
+      await (options.abortable
+        ? delay(options.toolMs, undefined, { signal: ctx.signal })
+        : sleep(options.toolMs));
       return { recorded: ctx.idempotencyKey };
     },
   });
