@@ -3,7 +3,6 @@
  * and what this call produced (events, usage). Built fresh from a snapshot string on every call and
  * written back to one at the end; nothing outlives the call.
  */
-import { randomBytes } from 'node:crypto';
 import { StateError, TurnkitError } from '../errors.js';
 import {
   initialState,
@@ -16,9 +15,11 @@ import {
   type DecodedSnapshot,
   deserializeContext,
   encodeSnapshot,
+  randomBytes,
   SNAPSHOT_VERSION,
   serializeContext,
   type TranscriptText,
+  toBase64url,
 } from '../snapshot/index.js';
 import type { Agent } from '../tools/index.js';
 import type { AgentEvent, TelemetrySpan, TraceContext, TurnOptions, TurnUsage } from '../types.js';
@@ -70,10 +71,10 @@ export interface Fence {
   holds(): boolean;
 }
 
-let randomPool = Buffer.alloc(0);
+let randomPool: Uint8Array = new Uint8Array(0);
 let randomOffset = 0;
 
-/** A new run id: 128 random bits, URL-safe. Random bytes are drawn 4 KiB at a time (one syscall per 256 ids). */
+/** A new run id: 128 random bits, URL-safe. Random bytes are drawn 4 KiB at a time (one call per 256 ids). */
 export function newRunId(): string {
   if (randomOffset + 16 > randomPool.length) {
     randomPool = randomBytes(4096);
@@ -81,7 +82,7 @@ export function newRunId(): string {
   }
   const bytes = randomPool.subarray(randomOffset, randomOffset + 16);
   randomOffset += 16;
-  return `run_${bytes.toString('base64url')}`;
+  return `run_${toBase64url(bytes)}`;
 }
 
 /** The call's clock: `options.now` when given, else the system clock. */

@@ -45,21 +45,35 @@ function isAllowedLimit(key: keyof QuestionLimits, value: unknown): value is num
 }
 
 /**
+ * A variable of the host's environment, or undefined where there is none: no `process` (Workers,
+ * Vercel Edge, browsers), or reading it throws (Deno without `--allow-env` throws `NotCapable`).
+ */
+function hostVariable(name: string): string | undefined {
+  try {
+    const value = (globalThis as { process?: { env?: Record<string, unknown> } }).process?.env?.[name];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The limits one question tool enforces. Precedence: explicit `limits` > the environment
  * (`ASK_MAX_QUESTIONS`, `ASK_MAX_OPTIONS`, `ASK_HEADER_MAX_LENGTH`, `ASK_QUESTION_MAX_LENGTH`) >
  * {@link DEFAULT_QUESTION_LIMITS}. An environment value that is not a positive integer is ignored
  * (an operator's typo must not break every agent); an invalid explicit limit is a programming error
  * and throws `TurnkitError` `CONFIG_INVALID`. The result is frozen, so it can key caches.
  *
- * @param env defaults to `process.env` where there is one (not in every edge runtime).
+ * @param env defaults to the host's `process.env` where there is one and it can be read (not in
+ * every edge runtime; Deno needs `--allow-env`): otherwise the environment counts as empty.
  */
 export function resolveQuestionLimits(
   limits: Partial<QuestionLimits> = {},
-  env: Record<string, string | undefined> = typeof process === 'undefined' ? {} : process.env,
+  env?: Record<string, string | undefined>,
 ): QuestionLimits {
   const resolved: QuestionLimits = { ...DEFAULT_QUESTION_LIMITS };
   for (const [key, variable] of ENV_LIMITS) {
-    const text = env[variable]?.trim();
+    const text = (env ? env[variable] : hostVariable(variable))?.trim();
     if (text === undefined || !/^\d+$/.test(text)) continue;
     const value = Number(text);
     if (isAllowedLimit(key, value)) resolved[key] = value;

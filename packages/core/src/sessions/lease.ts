@@ -5,7 +5,6 @@
  * `leaseMs`). Durations are measured with the monotonic clock: no wall clock is compared with
  * another machine's.
  */
-import { performance } from 'node:perf_hooks';
 import { ConflictError } from '../errors.js';
 import type { Fence } from '../interpreter/index.js';
 import type { SnapshotStore } from './store.js';

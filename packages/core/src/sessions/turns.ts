@@ -4,7 +4,6 @@
  * version and owner; take over a turn whose worker died, hand one back, and play a claim left for
  * a background worker (§17). `createSessions` composes them into the public calls.
  */
-import { performance } from 'node:perf_hooks';
 import { ConflictError, StateError } from '../errors.js';
 import { beginTurn, driveToRest, newRunId, type Run, resultOf, stateOf } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';

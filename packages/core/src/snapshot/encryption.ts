@@ -4,9 +4,14 @@
  * `"enc":{"alg":"A256GCM","iv","tag","ct"}`: AES-256-GCM with a key derived from the secret by
  * HKDF-SHA256, the exact header bytes as additional authenticated data, the whole plain envelope
  * as plaintext. GCM authenticates, so there is no `sig`.
+ *
+ * Opening is synchronous (`parseSnapshot`, `readSnapshotHeader`), so is sealing (the snapshot a
+ * turn writes): AES-256-GCM is `@noble/ciphers` and HKDF `@noble/hashes` (pure JS, audited) where
+ * the runtime has no native crypto, the runtime's own AES-GCM where it does (see crypto.ts); the
+ * IV comes from Web Crypto's `getRandomValues`. HKDF runs once per secret, so it is always noble.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { SnapshotError } from '../errors.js';
+import { fromBase64url, hkdfBytes, openText, randomBytes, sealText, toBase64url } from './crypto.js';
 
 /** `,"enc":`: where the clear header of an encrypted snapshot ends. */
 export const ENCRYPTED_MARK = ',"enc":';
@@ -14,13 +19,13 @@ const ALG = 'A256GCM';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-const keys = new Map<string, Buffer>();
+const keys = new Map<string, Uint8Array>();
 
 /** The AES key of a secret; HKDF is cheap but not free, and an agent reuses one secret. */
-function keyOf(secret: string): Buffer {
+function keyOf(secret: string): Uint8Array {
   let key = keys.get(secret);
   if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secret, 'turnkit.snapshot', 'turnkit.snapshot.enc.v2', 32));
+    key = hkdfBytes(secret, 'turnkit.snapshot', 'turnkit.snapshot.enc.v2', 32);
     if (keys.size > 64) keys.clear();
     keys.set(secret, key);
   }
@@ -33,11 +38,9 @@ function keyOf(secret: string): Buffer {
  */
 export function encryptEnvelope(header: string, plain: string, secret: string): string {
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv);
-  cipher.setAAD(Buffer.from(header, 'utf8'));
-  const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  const enc = { alg: ALG, iv: iv.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') };
-  return `${header}${ENCRYPTED_MARK}${JSON.stringify({ ...enc, ct: ct.toString('base64url') })}}`;
+  const { ct, tag } = sealText(keyOf(secret), iv, header, plain);
+  const enc = { alg: ALG, iv: toBase64url(iv), tag: toBase64url(tag), ct: toBase64url(ct) };
+  return `${header}${ENCRYPTED_MARK}${JSON.stringify(enc)}}`;
 }
 
 function tampered(detail: string): SnapshotError {
@@ -64,17 +67,14 @@ export function decryptEnvelope(snapshot: string, secret: string): string {
   ) {
     throw tampered(`"enc" must be {"alg":"${ALG}","iv","tag","ct"}`);
   }
-  const iv = Buffer.from(enc.iv, 'base64url');
-  const tag = Buffer.from(enc.tag, 'base64url');
+  const iv = fromBase64url(enc.iv);
+  const tag = fromBase64url(enc.tag);
+  const ct = fromBase64url(enc.ct);
+  if (!iv || !tag || !ct) throw tampered('its iv, tag or ct is not base64url');
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
     throw tampered('its iv or tag has the wrong length');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), iv, { authTagLength: TAG_BYTES });
-    decipher.setAAD(Buffer.from(snapshot.slice(0, cut), 'utf8'));
-    decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(Buffer.from(enc.ct, 'base64url')), decipher.final()]).toString(
-      'utf8',
-    );
+    return openText(keyOf(secret), iv, snapshot.slice(0, cut), ct, tag);
   } catch {
     throw tampered('authentication failed');
   }

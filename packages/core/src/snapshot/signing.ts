@@ -2,9 +2,16 @@
  * Signed snapshots (DESIGN §4): the signed text is the unsigned envelope text with its final `}`
  * replaced by `,"sig":"<64 hex>"}`, the HMAC-SHA256 of the unsigned text. Verification works on the
  * exact bytes, before anything is parsed, and never on a re-serialization.
+ *
+ * The HMAC is synchronous (`parseSnapshot` and `readSnapshotHeader` verify and are synchronous,
+ * and so is the snapshot a turn writes), so it is not Web Crypto's async `crypto.subtle`: it is
+ * `@noble/hashes` in pure JS on runtimes without native crypto (Workers, Vercel Edge), and the
+ * runtime's native HMAC where `process.getBuiltinModule` offers one (Node, Bun, Deno), which keeps
+ * the signed cycle as fast as before (see crypto.ts and native-crypto.ts). The signature is
+ * compared in constant time, as hex text of fixed length.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SnapshotError } from '../errors.js';
+import { constantTimeEqual, hmacHex } from './crypto.js';
 
 /** `,"sig":"<64 hex>"}`: what signing puts in place of the envelope's final `}`. */
 const SIGNATURE_TAIL = /^,"sig":"([0-9a-f]{64})"\}$/;
@@ -20,9 +27,7 @@ export function signText(text: string, secret: string): string {
  * HMAC is fed piece by piece, so a text kept in parts (row layout 2) is signed without joining it.
  */
 export function signatureOf(pieces: readonly string[], secret: string): string {
-  const hmac = createHmac('sha256', secret);
-  for (const piece of pieces) hmac.update(piece);
-  return hmac.digest('hex');
+  return hmacHex(pieces, secret);
 }
 
 /** An unsigned envelope text with `sig` put in place of its final `}`. */
@@ -43,8 +48,7 @@ export function verifySignature(snapshot: string, secret: string): void {
       'The snapshot is not signed, but this agent requires signed snapshots: pass the snapshot string exactly as TurnKit returned it.',
     );
   }
-  const expected = createHmac('sha256', secret).update(snapshot.slice(0, cut)).update('}').digest();
-  if (!timingSafeEqual(expected, Buffer.from(match[1]!, 'hex'))) {
+  if (!constantTimeEqual(hmacHex([snapshot.slice(0, cut), '}'], secret), match[1]!)) {
     throw new SnapshotError(
       'SNAPSHOT_TAMPERED',
       'The snapshot signature does not match: it was edited, or signed with another secret. Use the snapshot exactly as TurnKit returned it, with the same `snapshot.secret`.',

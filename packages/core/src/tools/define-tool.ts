@@ -2,9 +2,9 @@
  * `defineTool`: a function tool the model can call. A tool is a plain description; running it
  * (parsing arguments, asking for approval, timeouts) is the interpreter's job.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TurnkitError } from '../errors.js';
+import { sha256Hex } from '../snapshot/index.js';
 import type { FunctionTool, FunctionToolConfig } from './definitions.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -21,7 +21,7 @@ export function checkName(name: string): void {
 
 /** A short, stable hash of a JSON Schema (key order as produced by zod, which is deterministic). */
 export function hashSchema(schema: unknown): string {
-  return createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 16);
+  return sha256Hex(JSON.stringify(schema)).slice(0, 16);
 }
 
 function toJsonSchema(name: string, input: z.ZodType): Record<string, unknown> {
