@@ -81,6 +81,14 @@ export interface Question {
   header: string;
   options: QuestionOption[];
   multiSelect: boolean;
+  /** Seed 003's context, when the asker gave one: references and a hint shown with the question. */
+  context?: QuestionContext;
+}
+
+/** What helps a person answer a question: references (files, links, ids) and a short hint. */
+export interface QuestionContext {
+  refs?: string[];
+  hint?: string;
 }
 
 /** Payload of a pending question. */

@@ -56,6 +56,23 @@ describe('ctx.ask', () => {
     expectOneResultPerCall(done);
   });
 
+  it('shows a zod form with the additionalProperties: false of z.toJSONSchema, and refuses an unknown key', async () => {
+    const agent = askingAgent();
+    const paused = await runTurn(agent, { input: 'input' });
+    expect(paused.pendingQuestion?.payload).toEqual({
+      message: '3 boxes hold K562: which one?',
+      schema: {
+        type: 'object',
+        properties: { box: { type: 'string', enum: ['B2-14', 'B2-15', 'C1-03'] } },
+        required: ['box'],
+        additionalProperties: false,
+      },
+    });
+    await expect(
+      provideInput(agent, paused.snapshot, { value: { box: 'B2-14', vials: 2 } }),
+    ).rejects.toMatchObject({ code: 'ANSWER_INVALID' });
+  });
+
   it('checks the value against the stored schema (ANSWER_INVALID with its path) and the kind (WRONG_KIND)', async () => {
     const agent = askingAgent();
     const paused = await runTurn(agent, { input: 'input' });

@@ -29,6 +29,14 @@ const features: Question = {
 
 const both = [auth, features];
 
+const box: Question = {
+  id: 'box',
+  question: 'Which box number?',
+  header: 'Box',
+  options: [],
+  multiSelect: false,
+};
+
 /** The issues of the AnswerError that `answers` must raise. */
 function issuesOf(questions: Question[], answers: unknown): AnswerIssue[] {
   try {
@@ -431,14 +439,6 @@ describe('sameAnswers', () => {
 });
 
 describe('free-text questions (no options)', () => {
-  const box: Question = {
-    id: 'box',
-    question: 'Which box number?',
-    header: 'Box',
-    options: [],
-    multiSelect: false,
-  };
-
   it('takes a plain string or { other }, normalised to the same record, text trimmed', () => {
     const expected = [{ questionId: 'box', selected: [], other: 'B2-14' }];
     expect(normalizeAnswers([box], 'B2-14')).toEqual(expected);
@@ -480,5 +480,41 @@ describe('a plain list answers a single multi-select question', () => {
     expect(issuesOf([features], ['Caching', 'Nope']).map((issue) => issue.path)).toEqual([['answers', 1]]);
     // With two questions a list is positional, as before.
     expect(issuesOf(both, ['Caching', 'Logging']).map((issue) => issue.path)).toEqual([['answers', 0]]);
+  });
+});
+
+describe('control characters in answers', () => {
+  const nul = (subject: string) =>
+    `The answer to "${subject}" contains the control character U+0000; only plain text is accepted (tab and newline are allowed)`;
+
+  it('refuses a NUL in free text with ANSWER_INVALID, naming the question and U+0000', () => {
+    expect(issuesOf([box], 'B2\u0000-14')).toEqual([
+      { path: ['answers'], message: nul('Which box number?') },
+    ]);
+    expect(issuesOf([box], { Box: { other: 'B2\u0000' } })).toEqual([
+      { path: ['answers', 'Box', 'other'], message: nul('Which box number?') },
+    ]);
+  });
+
+  it('refuses them in labels, other and note, in every answer form', () => {
+    const question = auth.question;
+    expect(issuesOf([auth], 'JWT\u0000')).toEqual([{ path: ['answers'], message: nul(question) }]);
+    expect(paths([features], { Features: ['Caching', 'Logging\u001b'] })).toEqual([
+      ['answers', 'Features', 1],
+    ]);
+    expect(paths([auth], { 'Auth method': { other: 'mTLS\u0007' } })).toEqual([
+      ['answers', 'Auth method', 'other'],
+    ]);
+    expect(paths([auth], { 'Auth method': { selected: ['JWT'], note: 'soon\u009b' } })).toEqual([
+      ['answers', 'Auth method', 'note'],
+    ]);
+    expect(issuesOf([auth], { 'Auth method': { other: 'x\u007fy' } })[0]!.message).toMatch(/U\+007F/);
+    expect(issuesOf([box], 'a\rb')[0]!.message).toMatch(/U\+000D/);
+  });
+
+  it('accepts tab and newline in free text', () => {
+    expect(normalizeAnswers([box], { Box: { other: 'B2\tshelf 1\nback row', note: 'a\tb' } })).toEqual([
+      { questionId: 'box', selected: [], other: 'B2\tshelf 1\nback row', note: 'a\tb' },
+    ]);
   });
 });

@@ -107,17 +107,58 @@ describe('parseQuestionInput', () => {
       });
     });
 
-    it('drops unknown fields', () => {
-      const result = parse({ questions: [question(0, { allowOther: true })], extra: 1 });
+    it('refuses keys it does not read, naming each and the keys it reads', () => {
+      expect(
+        issues({
+          questions: [question(0, { timeoutMs: 5000, allowOther: true })],
+          answers: { H0: 'A' },
+        }),
+      ).toEqual([
+        '- questions[0]: Unknown keys "timeoutMs", "allowOther": this tool does not read them; the keys are "id", "question", "header", "options", "multiSelect" (or "multiple") and "context"',
+        '- Unknown key "answers": this tool does not read it; the keys are "questions" (and "to", where the tool offers it)',
+      ]);
+      expect(
+        issues({ questions: [question(0, { options: [{ label: 'A', description: 'a', value: 1 }, 'B'] })] }),
+      ).toEqual([
+        '- questions[0].options[0]: Unknown key "value": this tool does not read it; the keys are "label", "description" and "preview"',
+      ]);
+    });
+
+    it("keeps seed 003's context { refs?, hint? } on the question, and refuses other keys in it", () => {
+      const context = { refs: ['inventory.csv', 'box 2'], hint: 'Boxes 2 and 6 both hold HeLa' };
+      const result = parse({ questions: [question(0, { context })] });
+      expect(result.ok && result.questions[0]!.context).toEqual(context);
       expect(result.ok && Object.keys(result.questions[0]!)).toEqual([
         'id',
         'question',
         'header',
         'options',
         'multiSelect',
+        'context',
+      ]);
+      const hintOnly = parse({ questions: [question(0, { context: { hint: ' Look in box 2 ' } })] });
+      expect(hintOnly.ok && hintOnly.questions[0]!.context).toEqual({ hint: 'Look in box 2' });
+      expect(issues({ questions: [question(0, { context: { files: ['a'] } })] })).toEqual([
+        '- questions[0].context: Unknown key "files": this tool does not read it; the keys are "refs" and "hint"',
       ]);
     });
 
+    it('reads a question without an options key as a free-text question, like options []', () => {
+      const withoutKey = parse({ questions: [{ question: 'Which box?', header: 'Box' }] });
+      const empty = parse({ questions: [{ question: 'Which box?', header: 'Box', options: [] }] });
+      expect(withoutKey).toEqual({
+        ok: true,
+        questions: [{ id: 'q0', question: 'Which box?', header: 'Box', options: [], multiSelect: false }],
+      });
+      expect(withoutKey).toEqual(empty);
+    });
+
+    it('accepts "to" (who answers, for a routed sub-agent) at the top level, and only "user" or "parent"', () => {
+      expect(parse({ questions: [question(0)], to: 'parent' }).ok).toBe(true);
+      expect(issues({ questions: [question(0)], to: 'boss' })).toEqual([
+        '- to: Invalid option: expected one of "user"|"parent"',
+      ]);
+    });
     it('unwraps a questions array the model sent as a JSON string', () => {
       const result = parse({ questions: JSON.stringify([question(0)]) });
       expect(result.ok && result.questions[0]!.header).toBe('H0');
@@ -311,7 +352,75 @@ describe('parseQuestionInput', () => {
     it('reports a missing questions field', () => {
       expect(issues({ question: 'Why?' })).toEqual([
         '- questions: Invalid input: expected array, received undefined',
+        '- Unknown key "question": this tool does not read it; the keys are "questions" (and "to", where the tool offers it)',
       ]);
+    });
+  });
+
+  describe('control characters', () => {
+    const withText = (text: string): [string, unknown, string][] => [
+      [
+        'the question',
+        { questions: [question(0, { question: `Which${text}box?` })] },
+        'questions[0].question',
+      ],
+      ['the header', { questions: [question(0, { header: `Bo${text}x` })] }, 'questions[0].header'],
+      [
+        'a plain label',
+        { questions: [question(0, { options: [`A${text}`, 'B'] })] },
+        'questions[0].options[0]',
+      ],
+      [
+        'a label',
+        { questions: [question(0, { options: [{ label: `A${text}`, description: 'a' }, 'B'] })] },
+        'questions[0].options[0].label',
+      ],
+      [
+        'a description',
+        { questions: [question(0, { options: [{ label: 'A', description: `a${text}a` }, 'B'] })] },
+        'questions[0].options[0].description',
+      ],
+      [
+        'a preview',
+        {
+          questions: [
+            question(0, { options: [{ label: 'A', description: 'a', preview: `# a${text}` }, 'B'] }),
+          ],
+        },
+        'questions[0].options[0].preview',
+      ],
+      [
+        'a context ref',
+        { questions: [question(0, { context: { refs: [`r${text}`] } })] },
+        'questions[0].context.refs[0]',
+      ],
+      [
+        'the context hint',
+        { questions: [question(0, { context: { hint: `h${text}h` } })] },
+        'questions[0].context.hint',
+      ],
+    ];
+
+    it.each(withText('\u0000'))('refuses a NUL in %s, naming its path and U+0000', (_, input, path) => {
+      expect(issues(input)).toEqual([
+        `- ${path}: Contains the control character U+0000; write plain text (tab and newline are allowed)`,
+      ]);
+    });
+
+    it.each([
+      ['ESC', '\u001b[2J', 'U+001B'],
+      ['carriage return', 'a\rb', 'U+000D'],
+      ['DEL', '\u007f', 'U+007F'],
+      ['C1 CSI', '\u009b', 'U+009B'],
+    ])('refuses %s in question text (%j is %s)', (_, text, codePoint) => {
+      expect(issues({ questions: [question(0, { question: `Which ${text} box?` })] })).toEqual([
+        `- questions[0].question: Contains the control character ${codePoint}; write plain text (tab and newline are allowed)`,
+      ]);
+    });
+
+    it('accepts tab and newline, and text past the C1 range', () => {
+      const result = parse({ questions: [question(0, { question: 'Which box?\n\tBox 2 or 6 — ½?' })] });
+      expect(result.ok && result.questions[0]!.question).toBe('Which box?\n\tBox 2 or 6 — ½?');
     });
   });
 });

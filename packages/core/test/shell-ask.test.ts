@@ -119,6 +119,18 @@ describe('shellAskTool', () => {
     expect(JSON.parse(toolResults(notJson).call_sh!).message).toMatch(/^Error: Invalid JSON format/);
   });
 
+  it('answers an ask whose quotes do not close with the Invalid JSON format and Usage text, never run()', async () => {
+    const ran: string[] = [];
+    for (const command of [`AskUserQuestion '${json}`, `ask "{\\"questions\\": []}`]) {
+      const result = await runTurn(shellAgent(command, ran), { input: 'go' });
+      expect(errorCode(toolResults(result).call_sh)).toBe('invalid_arguments');
+      expect(JSON.parse(toolResults(result).call_sh!).message).toBe(
+        `Error: Invalid JSON format\nThe command has a quote that is not closed: quote the JSON in single quotes, each ' inside written as '\\''.\nUsage: AskUserQuestion '{"questions":[...]}'`,
+      );
+    }
+    expect(ran).toEqual([]);
+  });
+
   it('runs every other command through run(), and a cancelled ask is question_cancelled', async () => {
     const ran: string[] = [];
     const listed = await runTurn(shellAgent('ls -la /tmp', ran), { input: 'go' });

@@ -13,60 +13,8 @@ import {
   type SubagentQuestionPolicy,
 } from '../src/index.js';
 import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
+import { childAgent, colorQuestion, delegate, lastContent, parentAgent } from './fixtures/subagents.js';
 import { ask, errorCode, expectOneResultPerCall, toolResults } from './helpers.js';
-
-const colorQuestion = { question: 'Which colour?', header: 'Colour', options: ['Red', 'Blue'] };
-const lastContent = (request: { messages: { content: string | null }[] }) =>
-  request.messages.at(-1)?.content ?? '';
-
-function lookupTool(log: string[]) {
-  return defineTool({
-    name: 'lookup',
-    description: 'l',
-    input: z.object({ q: z.string() }),
-    execute: ({ q }) => {
-      log.push(q);
-      return `found ${q}`;
-    },
-  });
-}
-
-function deleteTool(log: string[]) {
-  return defineTool({
-    name: 'delete_file',
-    description: 'd',
-    input: z.object({ path: z.string() }),
-    needsApproval: true,
-    execute: ({ path }) => {
-      log.push(`deleted ${path}`);
-      return 'deleted';
-    },
-  });
-}
-
-function childAgent(name: string, steps: ScriptedStep[], log: string[] = []) {
-  return defineAgent({
-    name,
-    instructions: `You are ${name}.`,
-    model: scriptedModel(steps),
-    tools: [lookupTool(log), deleteTool(log), askUserQuestion()],
-  });
-}
-
-function parentAgent(
-  child: ReturnType<typeof childAgent>,
-  steps: ScriptedStep[],
-  questions?: SubagentQuestionPolicy,
-) {
-  return defineAgent({
-    name: 'lead',
-    instructions: 'You lead.',
-    model: scriptedModel(steps),
-    tools: [agentTool(child, { name: 'delegate', ...(questions ? { questions } : {}) }), askUserQuestion()],
-  });
-}
-
-const delegate = (input: string, id = 'd1') => ({ id, name: 'delegate', arguments: { input } });
 
 describe('agentTool, bubble (default)', () => {
   it('pauses the parent on the child question, routes the answer down, and returns the child output as the tool result', async () => {

@@ -99,13 +99,21 @@ export function askDraft(
   );
 }
 
-/** A form's zod schema as JSON Schema, or why it has none. */
+/**
+ * A form's zod schema as JSON Schema, or why it has none. Read as the input it accepts (a field
+ * with a default may be left out), but a plain `z.object` keeps the `additionalProperties: false`
+ * that `z.toJSONSchema` writes for it: zod would drop an unknown key in silence, and the value is
+ * checked against this JSON Schema, so the form refuses the key instead and the person sees it.
+ */
 function zodSchema(schema: z.ZodType | undefined): Record<string, unknown> | string {
   try {
-    const { $schema: _drop, ...rest } = z.toJSONSchema(schema as z.ZodType, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
+    const { $schema: _drop, ...rest } = z.toJSONSchema(schema as z.ZodType, {
+      io: 'input',
+      override: ({ zodSchema, jsonSchema }) => {
+        const def = zodSchema._zod.def as { type: string; catchall?: unknown };
+        if (def.type === 'object' && def.catchall === undefined) jsonSchema.additionalProperties = false;
+      },
+    }) as Record<string, unknown>;
     return rest;
   } catch (error) {
     return `its form schema cannot be expressed as JSON Schema (${(error as Error).message})`;

@@ -37,6 +37,7 @@ export function childRun(parent: Run, tool: AnyFunctionTool, toolCallId: string,
     },
     ...(parent.fence ? { fence: parent.fence } : {}),
     ...(binding.questions === 'choose' ? { routed: true } : {}),
+    ...(binding.questions === 'reject' ? { questionsRejected: true } : {}),
     ...(parent.toolSpans?.has(toolCallId) ? { parentSpan: parent.toolSpans.get(toolCallId) } : {}),
     // `single` counts every pending interaction of the run, its sub-agents' included (DESIGN §14).
     ...(parent.single || parent.agent.parallel === 'single' ? { single: true } : {}),

@@ -7,7 +7,12 @@
 import { z } from 'zod';
 import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
 import type { Resolution, ResolvedRecord, StoredInteraction } from '../machine/index.js';
-import { formatAnswersResult, formatDefaultedResult, normalizeAnswers } from '../questions/index.js';
+import {
+  controlCharacterIssues,
+  formatAnswersResult,
+  formatDefaultedResult,
+  normalizeAnswers,
+} from '../questions/index.js';
 import { toolErrorResult } from '../results.js';
 import type { InteractionResponse } from '../types.js';
 import { answersByHeader } from './ask.js';
@@ -50,8 +55,13 @@ function wrongKind(interaction: StoredInteraction, type: string): StateError {
   );
 }
 
-/** The value of an input form, checked against the JSON Schema stored with it (in any process). */
+/**
+ * The value of an input form, checked against the JSON Schema stored with it (in any process). Its
+ * strings are text like any answer's: a control character in one is refused, whatever the schema.
+ */
 function checkFormValue(interaction: StoredInteraction, value: unknown): unknown {
+  const controls = controlCharacterIssues(value, ['value']);
+  if (controls.length > 0) throw new AnswerError(controls, 'The form value');
   let schema: z.ZodType;
   try {
     schema = z.fromJSONSchema(interaction.form?.schema ?? {}) as z.ZodType;
@@ -96,18 +106,52 @@ export function expiredResolution(interaction: StoredInteraction, at: string): R
   );
 }
 
+/**
+ * Who responds: a person through the API, or a parent agent's model through `answer_subagent`.
+ * A parent's `rationale` is kept with whatever it decided (answers and form values too), and a
+ * rejection tells the child that its parent, not a user, said no.
+ */
+export type Responder = { by: 'user' } | { by: 'parent'; rationale?: string };
+
+/** A person, through the API. */
+export const USER: Responder = Object.freeze({ by: 'user' });
+
+/** A reason as the model reads it: one sentence, ending with its full stop. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?。！？]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+function rejectedResult(interaction: StoredInteraction, rationale: string | undefined, responder: Responder) {
+  const [who, otherwise] =
+    responder.by === 'parent'
+      ? ['The parent agent (the one that gave you this task)', 'or report back to it in your final answer']
+      : ['The user', 'or ask the user'];
+  return toolErrorResult(
+    'rejected_by_user',
+    `${who} rejected this call of ${interaction.toolName}; it did not run. Do not repeat it unchanged: take the rationale into account ${otherwise}.`,
+    { rationale: rationale ?? null },
+  );
+}
+
 /** The resolution of one response on one interaction; throws, changing nothing, when it does not fit. */
 export function decide(
   run: Run,
   interaction: StoredInteraction,
   response: ResponseInput,
   at: string,
+  responder: Responder = USER,
 ): Resolution {
   const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
   const toolCallId = interaction.toolCallId;
   const asked = interaction.ask !== undefined;
-  const rationale =
-    'rationale' in response && response.rationale !== undefined ? { rationale: response.rationale } : {};
+  const given =
+    'rationale' in response && response.rationale !== undefined
+      ? response.rationale
+      : responder.by === 'parent'
+        ? responder.rationale
+        : undefined;
+  const rationale = given !== undefined ? { rationale: given } : {};
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
     toolCallId,
     records: [record],
@@ -118,7 +162,7 @@ export function decide(
       if (interaction.kind !== 'question') throw wrongKind(interaction, 'answer');
       const questions = interaction.questions ?? [];
       const answers = normalizeAnswers(questions, response.answers);
-      const record: ResolvedRecord = { ...base, resolution: 'answered', answers, questions };
+      const record: ResolvedRecord = { ...base, resolution: 'answered', answers, questions, ...rationale };
       if (asked)
         return resumeWith(record, { kind: 'question', answers: answersByHeader(questions, answers) });
       return { toolCallId, records: [record], result: formatAnswersResult(questions, answers) };
@@ -130,6 +174,7 @@ export function decide(
         ...base,
         resolution: 'answered',
         value: jsonOf(value, 'value', 'The form value'),
+        ...rationale,
       };
       return resumeWith(record, { kind: 'input', value });
     }
@@ -170,15 +215,10 @@ export function decide(
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'reject');
       const record: ResolvedRecord = { ...base, resolution: 'rejected', ...rationale };
       if (asked) return resumeWith(record, { kind: 'approval', approved: false, ...rationale });
-      const result = toolErrorResult(
-        'rejected_by_user',
-        `The user rejected this call of ${interaction.toolName}; it did not run. Do not repeat it unchanged: take the rationale into account or ask the user.`,
-        { rationale: response.rationale ?? null },
-      );
-      return { toolCallId, records: [record], result };
+      return { toolCallId, records: [record], result: rejectedResult(interaction, given, responder) };
     }
     case 'cancel': {
-      const reason = response.reason ? ` Reason: ${response.reason}` : '';
+      const reason = response.reason?.trim() ? ` Reason: ${sentence(response.reason)}` : '';
       const result =
         interaction.kind === 'approval'
           ? toolErrorResult(

@@ -11,12 +11,12 @@ import {
   type StoredInteraction,
 } from '../machine/index.js';
 import { childRunFor, childState } from './child.js';
-import { decide, expiredResolution, type ResponseInput } from './decide.js';
+import { decide, expiredResolution, type Responder, type ResponseInput, USER } from './decide.js';
 import { emitResolved } from './events.js';
 import { notWaiting } from './result.js';
 import { now, type Run, send, stateOf } from './run.js';
 
-export type { ResponseInput } from './decide.js';
+export type { Responder, ResponseInput } from './decide.js';
 
 function findInteraction(run: Run, pending: StoredInteraction[], id: string | undefined): StoredInteraction {
   if (id === undefined) {
@@ -88,9 +88,14 @@ function checkResponses(responses: unknown): ResponseInput[] {
 /**
  * Validates responses against the run's pending interactions (a sub-agent's included: those are
  * routed down to the child) and turns them into resolutions. Throws, and changes nothing, on the
- * first response that does not fit.
+ * first response that does not fit. `responder` says who responds (a person, or the parent agent's
+ * model through `answer_subagent`), down to the innermost child.
  */
-export function prepareResolutions(run: Run, responses: ResponseInput[]): PreparedResolution[] {
+export function prepareResolutions(
+  run: Run,
+  responses: ResponseInput[],
+  responder: Responder = USER,
+): PreparedResolution[] {
   checkResponses(responses);
   if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'respond');
   const context = run.state.context;
@@ -116,7 +121,7 @@ export function prepareResolutions(run: Run, responses: ResponseInput[]): Prepar
       prepared.push(
         expired
           ? expiredResolution(interaction, at.toISOString())
-          : decide(run, interaction, response, at.toISOString()),
+          : decide(run, interaction, response, at.toISOString(), responder),
       );
       continue;
     }
@@ -130,7 +135,7 @@ export function prepareResolutions(run: Run, responses: ResponseInput[]): Prepar
   }
   for (const [call, childResponses] of routed) {
     const child = childRunFor(run, call.toolName, call.toolCallId, call.child!);
-    const resolutions = prepareResolutions(child, childResponses);
+    const resolutions = prepareResolutions(child, childResponses, responder);
     prepared.push({
       toolCallId: call.toolCallId,
       records: resolutions.flatMap((resolution) => resolution.records),

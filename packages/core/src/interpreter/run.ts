@@ -47,6 +47,8 @@ export interface Run {
   fence?: Fence;
   /** A sub-agent under the `choose` policy: its model is offered the question tools with `to`. */
   routed?: boolean;
+  /** A sub-agent under the `reject` policy: only the top agent may ask the user. */
+  questionsRejected?: boolean;
   /** A sub-agent of a parent whose policy is `single`: it too keeps at most one interaction pending. */
   single?: boolean;
   /** The transcript of the snapshot this run was loaded from, as text: the next snapshot reuses it. */

@@ -24,6 +24,22 @@ function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
 }
 
+/** Under the `reject` policy a sub-agent is told who may ask, rather than that the run is headless. */
+const ONLY_TOP_AGENT =
+  'only the top agent may ask the user, and you are a sub-agent. Decide with reasonable assumptions and state them, or report back what you need in your final answer.';
+
+/** Why nobody can answer: a sub-agent under `reject` is told who may ask, instead of "headless". */
+function unavailableMessage(run: Run, toolName?: string): string {
+  if (run.questionsRejected) {
+    return toolName
+      ? `${toolName} asked for user input, but ${ONLY_TOP_AGENT}`
+      : `No questions: ${ONLY_TOP_AGENT}`;
+  }
+  return toolName
+    ? `${toolName} asked for user input, but no user can answer in this run (it is headless). Make reasonable assumptions, state them, and go on.`
+    : 'No user can answer questions in this run (it is headless). Make reasonable assumptions, state them, and go on.';
+}
+
 function askQuestion(run: Run, tool: QuestionTool, call: ToolCall, notAlone: boolean): CallOutcome {
   if (notAlone) {
     return {
@@ -34,12 +50,7 @@ function askQuestion(run: Run, tool: QuestionTool, call: ToolCall, notAlone: boo
     };
   }
   if (run.options.interactive === false) {
-    return {
-      result: toolErrorResult(
-        'user_input_unavailable',
-        'No user can answer questions in this run (it is headless). Make reasonable assumptions, state them, and go on.',
-      ),
-    };
+    return { result: toolErrorResult('user_input_unavailable', unavailableMessage(run)) };
   }
   const parsed = tool.parse(call.function.arguments);
   if (!parsed.ok) return { result: toolErrorResult('invalid_arguments', parsed.message) };
@@ -69,10 +80,7 @@ async function runTool(
   if (!outcome || 'result' in outcome) return outcome;
   const { request } = outcome.ask;
   if (run.options.interactive === false && request && !('approval' in request)) {
-    const result = toolErrorResult(
-      'user_input_unavailable',
-      `${tool.name} asked for user input, but no user can answer in this run (it is headless). Make reasonable assumptions, state them, and go on.`,
-    );
+    const result = toolErrorResult('user_input_unavailable', unavailableMessage(run, tool.name));
     finishTool(run, call.id, tool.name, result);
     return { result };
   }

@@ -150,7 +150,7 @@ export async function runAnswerSubagent(
   } else if (interaction.kind === 'input') {
     response = { id: interactionId, type: 'input', value };
   } else if (decision) {
-    response = { id: interactionId, type: decision, ...(rationale !== undefined ? { rationale } : {}) };
+    response = { id: interactionId, type: decision };
   } else {
     return {
       result: toolErrorResult(
@@ -160,7 +160,10 @@ export async function runAnswerSubagent(
     };
   }
   try {
-    const resolutions = prepareResolutions(run, [response]);
+    const resolutions = prepareResolutions(run, [response], {
+      by: 'parent',
+      ...(rationale !== undefined ? { rationale } : {}),
+    });
     applyResolutions(run, resolutions);
   } catch (error) {
     if (!TurnkitError.isInstance(error)) throw error;

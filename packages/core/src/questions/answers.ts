@@ -8,6 +8,7 @@ import { AnswerError } from '../errors.js';
 import type { Question } from '../types.js';
 import { describe, field, IssueList, isPlainObject, type Path, quote, reasonOf } from './issues.js';
 import { ANSWER_FIELDS, locate } from './locate.js';
+import { controlCharacterIn, controlCharacterMessage } from './text.js';
 
 /** One question's answer after validation: labels in option order plus free text, or a skip. */
 export type NormalizedAnswer =
@@ -62,14 +63,14 @@ function readText(
   }
   if (field(fields, 'skipped') !== undefined) issues.add([...path, 'skipped'], 'Must be true, and alone');
   const textPath = typeof value === 'string' ? path : [...path, 'other'];
-  const other = readFreeText(field(fields, 'other'), textPath, issues);
+  const other = readFreeText(question, field(fields, 'other'), textPath, issues);
   if (other === undefined && issues.count === before) {
     issues.add(
       textPath,
       'Type an answer (it must not be empty), or skip the question with {"skipped": true}',
     );
   }
-  const note = readFreeText(field(fields, 'note'), [...path, 'note'], issues);
+  const note = readFreeText(question, field(fields, 'note'), [...path, 'note'], issues);
   if (issues.count !== before || other === undefined) return undefined;
   return { questionId: question.id, selected: [], other, ...(note === undefined ? {} : { note }) };
 }
@@ -103,6 +104,7 @@ function readLabel(
     issues.add(path, `Expected a label; got ${describe(value)}`);
     return chosen;
   }
+  if (hasControlCharacter(question, value, path, issues)) return chosen;
   const index = question.options.findIndex((option) => option.label === value);
   if (index === -1) {
     const labels = question.options.map((option) => quote(option.label)).join(', ');
@@ -115,13 +117,28 @@ function readLabel(
   return chosen;
 }
 
-/** `other` or `note`: a string of at most 16 KB of UTF-8, trimmed; `undefined` when left out or blank. */
-function readFreeText(value: unknown, path: Path, issues: IssueList): string | undefined {
+/**
+ * Answers are text: a control character (C0 but tab and newline, DEL, C1) is refused, never
+ * stripped, since the human meant something else and should say it again.
+ */
+function hasControlCharacter(question: Question, text: string, path: Path, issues: IssueList): boolean {
+  const found = controlCharacterIn(text);
+  if (found === undefined) return false;
+  issues.add(path, controlCharacterMessage(found, `The answer to ${quote(question.question)}`));
+  return true;
+}
+
+/**
+ * `other` or `note`: a string of at most 16 KB of UTF-8 without control characters, trimmed;
+ * `undefined` when left out or blank.
+ */
+function readFreeText(question: Question, value: unknown, path: Path, issues: IssueList): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') {
     issues.add(path, `Expected a string; got ${describe(value)}`);
     return undefined;
   }
+  if (hasControlCharacter(question, value, path, issues)) return undefined;
   if (exceedsTextLimit(value)) {
     issues.add(path, `Too long: more than ${TEXT_MAX_BYTES} bytes (16 KB) of UTF-8`);
     return undefined;
@@ -168,11 +185,11 @@ function readAnswer(
     const selected = field(value, 'selected');
     chosen = selected === undefined ? [] : readLabels(question, selected, countPath, issues);
     const otherBefore = issues.count;
-    other = readFreeText(field(value, 'other'), [...path, 'other'], issues);
+    other = readFreeText(question, field(value, 'other'), [...path, 'other'], issues);
     if (other === undefined && typeof field(value, 'other') === 'string' && issues.count === otherBefore) {
       issues.add([...path, 'other'], 'Must not be empty; leave it out, or skip the question');
     }
-    note = readFreeText(field(value, 'note'), [...path, 'note'], issues);
+    note = readFreeText(question, field(value, 'note'), [...path, 'note'], issues);
   } else {
     issues.add(
       path,

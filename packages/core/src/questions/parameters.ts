@@ -2,6 +2,7 @@
  * The JSON Schema the model is offered as the question tool's `parameters`.
  */
 import { ID_MAX_LENGTH, MIN_OPTIONS, type QuestionLimits } from './limits.js';
+import { CONTEXT_HINT_MAX_LENGTH, CONTEXT_MAX_REFS, CONTEXT_REF_MAX_LENGTH } from './schema.js';
 
 /**
  * The JSON Schema offered to the model as the tool's `parameters`: the canonical dialect only
@@ -44,6 +45,19 @@ export function questionParametersSchema(limits: QuestionLimits): Record<string,
         description: `The choices (${MIN_OPTIONS} or more), recommended first. Do not add "Other": it is always offered. Empty ([]) for a free-text question: the user types the answer.`,
       },
       multiSelect: { type: 'boolean', description: 'true when the choices are not mutually exclusive.' },
+      context: {
+        type: 'object',
+        properties: {
+          refs: {
+            type: 'array',
+            maxItems: CONTEXT_MAX_REFS,
+            items: text(CONTEXT_REF_MAX_LENGTH, 'A file, link or record the question is about.'),
+          },
+          hint: text(CONTEXT_HINT_MAX_LENGTH, 'What the person should know to answer.'),
+        },
+        additionalProperties: false,
+        description: 'Optional: what the question refers to, shown with it.',
+      },
     },
     required: ['question', 'header', 'options', 'multiSelect'],
     additionalProperties: false,

@@ -1,40 +1,93 @@
 /**
  * The AskUserQuestion input parser: turns the model's raw `arguments` text into normalised
  * {@link Question}s or a message the model can act on. It is more lenient than the offered schema
- * (plain-string options, `multiple`, no `id`), because models trained on other tools send those
- * dialects and a retry costs a round trip.
+ * (plain-string options, `multiple`, no `id`, no `options` for free text), because models trained
+ * on other tools send those dialects and a retry costs a round trip; but it drops nothing in
+ * silence and keeps no control character (see {@link parseQuestionInput}).
  */
 import { type core, z } from 'zod';
 import { formatIssuePath } from '../errors.js';
 import { validationMessage } from '../results.js';
 import type { Question, QuestionOption } from '../types.js';
 import { ID_MAX_LENGTH, MIN_OPTIONS, type QuestionLimits } from './limits.js';
+import { controlCharacterIn } from './text.js';
+
+/** Seed 003's `context: { refs?, hint? }`: a few short references and one hint, shown with the question. */
+export const CONTEXT_MAX_REFS = 10;
+export const CONTEXT_REF_MAX_LENGTH = 200;
+export const CONTEXT_HINT_MAX_LENGTH = 500;
+
+/** The keys each object may have, named in the message about a key it may not. */
+const KNOWN_KEYS = {
+  root: '"questions" (and "to", where the tool offers it)',
+  question: '"id", "question", "header", "options", "multiSelect" (or "multiple") and "context"',
+  option: '"label", "description" and "preview"',
+  context: '"refs" and "hint"',
+};
+
+/** A refused key names itself and what the object takes, so the model can fix the call at once. */
+function strictError(keys: string, otherwise?: (issue: core.$ZodRawIssue) => string | undefined) {
+  return (issue: core.$ZodRawIssue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const listed = issue.keys.map((key) => JSON.stringify(key)).join(', ');
+      return `Unknown key${issue.keys.length === 1 ? '' : 's'} ${listed}: this tool does not read ${issue.keys.length === 1 ? 'it' : 'them'}; the keys are ${keys}`;
+    }
+    return otherwise?.(issue);
+  };
+}
+
+/** Text the model writes for a person: a control character is refused (never stripped), at its path. */
+function plainText(text: string, ctx: core.$RefinementCtx<string>): void {
+  const found = controlCharacterIn(text);
+  if (found) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Contains the control character ${found}; write plain text (tab and newline are allowed)`,
+    });
+  }
+}
 
 function buildInputSchema(limits: QuestionLimits) {
-  const bounded = (max: number) => z.string().trim().min(1).max(max);
-  const optionObject = z.object({
-    label: bounded(limits.labelMaxLength),
-    description: bounded(limits.descriptionMaxLength),
-    preview: z.string().optional(),
-  });
+  const bounded = (max: number) => z.string().trim().min(1).max(max).superRefine(plainText);
+  const optionObject = z.strictObject(
+    {
+      label: bounded(limits.labelMaxLength),
+      description: bounded(limits.descriptionMaxLength),
+      preview: z.string().superRefine(plainText).optional(),
+    },
+    { error: strictError(KNOWN_KEYS.option) },
+  );
   const option = z.union([bounded(limits.labelMaxLength), optionObject], {
     error: 'Invalid input: expected a label string or an object {"label": …, "description": …}',
   });
+  const context = z.strictObject(
+    {
+      refs: z.array(bounded(CONTEXT_REF_MAX_LENGTH)).max(CONTEXT_MAX_REFS).optional(),
+      hint: bounded(CONTEXT_HINT_MAX_LENGTH).optional(),
+    },
+    { error: strictError(KNOWN_KEYS.context) },
+  );
   const question = z
-    .object({
-      id: bounded(ID_MAX_LENGTH).optional(),
-      question: bounded(limits.questionMaxLength),
-      header: bounded(limits.headerMaxLength),
-      // Empty for a free-text question; otherwise at least two (one option is not a choice).
-      options: z
-        .array(option)
-        .max(limits.maxOptions)
-        .refine((list) => list.length === 0 || list.length >= MIN_OPTIONS, {
-          error: `Too small: expected array to have >=${MIN_OPTIONS} items, or none ([]) for a free-text question`,
-        }),
-      multiSelect: z.boolean().optional(),
-      multiple: z.boolean().optional(),
-    })
+    .strictObject(
+      {
+        id: bounded(ID_MAX_LENGTH).optional(),
+        question: bounded(limits.questionMaxLength),
+        header: bounded(limits.headerMaxLength),
+        // Empty or left out for a free-text question (seed 000 leaves it out); otherwise at least
+        // two (one option is not a choice).
+        options: z
+          .array(option)
+          .max(limits.maxOptions)
+          .refine((list) => list.length === 0 || list.length >= MIN_OPTIONS, {
+            error: `Too small: expected array to have >=${MIN_OPTIONS} items, or none ([]) for a free-text question`,
+          })
+          .default([]),
+        multiSelect: z.boolean().optional(),
+        multiple: z.boolean().optional(),
+        context: context.optional(),
+      },
+      { error: strictError(KNOWN_KEYS.question) },
+    )
     .superRefine((value, ctx) => {
       const { multiSelect, multiple } = value;
       if (multiSelect !== undefined && multiple !== undefined && multiSelect !== multiple) {
@@ -49,12 +102,18 @@ function buildInputSchema(limits: QuestionLimits) {
       reportDuplicates(ctx, labels, labelPath, 'label within this question');
     });
   const questions = z.array(question).min(1).max(limits.maxQuestions);
-  return z.object(
+  return z.strictObject(
     {
       // Some models double-encode nested arrays as a JSON string; unwrapping saves them a retry.
       questions: z.preprocess(unwrapJsonArray, questions.superRefine(checkUniqueAcrossQuestions)),
+      // Who answers, for a sub-agent whose parent lets it choose (DESIGN §14); read by the loop.
+      to: z.enum(['user', 'parent']).optional(),
     },
-    { error: (issue) => (issue.code === 'invalid_type' ? rootTypeMessage(issue.input) : undefined) },
+    {
+      error: strictError(KNOWN_KEYS.root, (issue) =>
+        issue.code === 'invalid_type' ? rootTypeMessage(issue.input) : undefined,
+      ),
+    },
   );
 }
 
@@ -66,6 +125,7 @@ interface ParsedQuestion {
   options: (string | { label: string; description: string; preview?: string | undefined })[];
   multiSelect?: boolean | undefined;
   multiple?: boolean | undefined;
+  context?: { refs?: string[] | undefined; hint?: string | undefined } | undefined;
 }
 type ParsedQuestions = ParsedQuestion[];
 
@@ -155,6 +215,17 @@ function issueLines(issues: readonly core.$ZodIssue[], prefix: readonly Property
   });
 }
 
+/** The context kept with a question: only the parts given, and nothing when neither was. */
+function contextOf(given: ParsedQuestion['context']): Pick<Question, 'context'> {
+  if (given === undefined || (given.refs === undefined && given.hint === undefined)) return {};
+  return {
+    context: {
+      ...(given.refs === undefined ? {} : { refs: given.refs }),
+      ...(given.hint === undefined ? {} : { hint: given.hint }),
+    },
+  };
+}
+
 function toQuestions(parsed: ParsedQuestions): Question[] {
   return parsed.map((q, index) => ({
     id: q.id ?? `q${index}`,
@@ -167,14 +238,22 @@ function toQuestions(parsed: ParsedQuestions): Question[] {
         : { label: entry.label, description: entry.description, preview: entry.preview };
     }),
     multiSelect: q.multiSelect ?? q.multiple ?? false,
+    ...contextOf(q.context),
   }));
 }
 
 /**
  * Parses the raw `arguments` text of an AskUserQuestion call. Accepts options as objects or plain
- * strings (description `''`), `multiSelect` or its alias `multiple` (default false), an optional
- * `id` (default `q0`, `q1`… by position) and an optional option `preview`; strings are trimmed.
+ * strings (description `''`), no `options` (a free-text question, like `[]`), `multiSelect` or its
+ * alias `multiple` (default false), an optional `id` (default `q0`, `q1`… by position), an optional
+ * option `preview` and seed 003's optional `context: { refs?, hint? }`; strings are trimmed.
  * Headers, question texts, ids, and the labels within a question must be unique.
+ *
+ * Nothing is dropped in silence: a key the tool does not read (`timeoutMs`, `answers`…) is refused
+ * with an issue naming it and the keys it does read. Control characters (C0 but tab and newline,
+ * DEL, C1) are refused, not stripped, in every text the model writes (question, header, labels,
+ * descriptions, preview, context): stripping would show the person something the model did not
+ * write, and a retry with plain text costs one round trip.
  *
  * @returns the normalised questions, or the message of an `invalid_arguments` result:
  * `Error: Invalid JSON format` plus an explanation, or `Error: Validation failed` plus one

@@ -7,7 +7,7 @@ import type SuperJSON from 'superjson';
 import type { z } from 'zod';
 import type { QuestionLimits } from '../questions/index.js';
 import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
-import type { ModelAdapter, Question, Telemetry, ToolSpec } from '../types.js';
+import type { ModelAdapter, Question, QuestionContext, Telemetry, ToolSpec } from '../types.js';
 
 /** What a tool's `execute` (and `needsApproval`) receives besides its input. */
 export interface ToolContext<Context = unknown> {
@@ -37,9 +37,11 @@ export interface QuestionInput {
   id?: string;
   question: string;
   header: string;
-  /** 2 or more choices, or none (`[]`) for a free-text question. Plain strings are labels. */
-  options: (string | { label: string; description: string; preview?: string })[];
+  /** 2 or more choices, or none (`[]` or left out) for a free-text question. Plain strings are labels. */
+  options?: (string | { label: string; description: string; preview?: string })[];
   multiSelect?: boolean;
+  /** References and a hint shown with the question (seed 003). */
+  context?: QuestionContext;
 }
 
 /** What `ctx.ask` puts to a human: questions, an approval, or a form (DESIGN §14). */

@@ -24,6 +24,9 @@ export const SHELL_ASK_USAGE = `Usage: AskUserQuestion '{"questions":[...]}'`;
 
 const ASK_COMMANDS = new Set(['AskUserQuestion', 'ask']);
 
+const UNCLOSED_QUOTE =
+  "Error: Invalid JSON format\nThe command has a quote that is not closed: quote the JSON in single quotes, each ' inside written as '\\''.";
+
 /** Options of {@link shellAskTool}. */
 export interface ShellAskToolOptions<Context = unknown> {
   /** Tool name the model sees (default `shell`). */
@@ -121,8 +124,14 @@ export function shellAskTool<Context = unknown>(options: ShellAskToolOptions<Con
     input: z.object({ command: z.string().describe('The command line to run') }),
     execute: ({ command }, ctx) => {
       const words = shellWords(command);
-      if (!words || !ASK_COMMANDS.has(words[0] ?? ''))
-        return options.run(command, ctx as ToolContext<Context>);
+      if (!words) {
+        // An ask that does not parse is still an ask: the model gets the ask's usage, and the
+        // app's run() never sees a half-quoted JSON it would hand to a real shell.
+        if (!ASK_COMMANDS.has(command.trimStart().split(/\s/, 1)[0] ?? ''))
+          return options.run(command, ctx as ToolContext<Context>);
+        return toolErrorResult('invalid_arguments', `${UNCLOSED_QUOTE}\n${SHELL_ASK_USAGE}`);
+      }
+      if (!ASK_COMMANDS.has(words[0] ?? '')) return options.run(command, ctx as ToolContext<Context>);
       const json = words.slice(1).join(' ').trim();
       if (json === '')
         return toolErrorResult('invalid_arguments', `Error: Missing JSON parameter\n${SHELL_ASK_USAGE}`);
