@@ -23,6 +23,11 @@ export class CallLog {
     }
   }
 
+  /** An approval decided with an edited input: the tool runs with that, so its line shows that. */
+  edit(toolCallId: string, input: unknown): void {
+    this.calls.set(toolCallId, JSON.stringify(input));
+  }
+
   argumentsOf(toolCallId: string): string {
     return this.calls.get(toolCallId) ?? '';
   }
@@ -108,6 +113,7 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
         endText();
         break;
       case 'interaction_resolved': {
+        if (event.editedInput !== undefined) options.calls.edit(event.toolCallId, event.editedInput);
         if (event.resolution === 'timed_out') {
           line(`  ${color.yellow('⧗')} ${color.yellow(t('questionTimeout'))}`);
           break;

@@ -27,6 +27,8 @@ const en = {
   hintMulti: 'Enter numbers, e.g. 1,3 (empty = 1), or 0 for custom input: ',
   customPrompt: 'Your answer: ',
   notAnOption: '"{input}" is not an option: enter a number from 1 to {max}, or 0 for custom input.',
+  numberIsLabel:
+    '"{input}" is read as a row number, and there is no row {input}. The option labelled "{input}" is row {row}: enter {row}.',
   singleOnly: 'This question takes one answer: enter a single number.',
   emptyCustom: 'The custom answer is empty: type it, or press Ctrl-D to stop.',
   typeAnswer: 'Type your answer.',
@@ -114,6 +116,10 @@ const en = {
   cancelFormRow: 'Cancel the form (the agent is told, and goes on)',
   ttyHintForm: '↑↓ move · enter confirm · type on the text row · esc: answer later',
   formOf: 'form of {tool}',
+  expiredTag: '{what} (expired)',
+  contextHint: 'Context: {hint}',
+  contextRefs: 'Refs: {refs}',
+  answeredBefore: '{header}: {answer}',
   badTimeout: '--timeout-seconds takes a number of seconds (0: no limit), not "{value}".',
 };
 
@@ -140,6 +146,8 @@ const zhCN: Record<MessageKey, string> = {
   hintMulti: '输入一个或多个编号，如 1,3（回车 = 1），或输入 0 自定义：',
   customPrompt: '请输入您的回答：',
   notAnOption: '“{input}”不是有效选项：请输入 1 到 {max} 之间的编号，或输入 0 自定义。',
+  numberIsLabel:
+    '“{input}”被当作行号读取，但没有第 {input} 行。标签为“{input}”的选项是第 {row} 行：请输入 {row}。',
   singleOnly: '此问题只能选择一项：请输入一个编号。',
   emptyCustom: '自定义回答为空：请输入内容，或按 Ctrl-D 退出。',
   typeAnswer: '请输入您的回答。',
@@ -227,6 +235,10 @@ const zhCN: Record<MessageKey, string> = {
   cancelFormRow: '取消填写（会告知 Agent，Agent 将继续执行）',
   ttyHintForm: '↑↓ 移动 · 回车 确定 · 在文本行中直接输入 · esc 稍后回答',
   formOf: '{tool} 的表单',
+  expiredTag: '{what}（已过期）',
+  contextHint: '背景：{hint}',
+  contextRefs: '参考：{refs}',
+  answeredBefore: '{header}：{answer}',
   badTimeout: '--timeout-seconds 需要秒数（0 表示不限时），而不是“{value}”。',
 };
 

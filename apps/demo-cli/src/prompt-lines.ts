@@ -83,6 +83,17 @@ export type LineChoice =
   | { ok: false; message: string };
 
 /**
+ * Why a number is not a row. A label made of digits ("10") is still read as a row number, so the
+ * message says which row that label is on, rather than leaving the person to guess.
+ */
+function notAnOption(question: Question, token: string, t: Translate): string {
+  const row = question.options.findIndex((option) => option.label.trim() === token) + 1;
+  const input = safeLine(token);
+  if (row > 0) return t('numberIsLabel', { input, row });
+  return t('notAnOption', { input, max: question.options.length });
+}
+
+/**
  * Reads one line of answer to `question`: row numbers (0 = Other, any number of digits), `other`,
  * an exact label, or empty. Numbers always pick rows, so with options labelled "2" and "1", `1`
  * is the first row; a label is matched only when the line is not made of numbers.
@@ -103,7 +114,7 @@ export function parseLineChoice(question: Question, input: string, t: Translate)
     const number = /^\d+$/.test(token) ? Number(token) : Number.NaN;
     if (number === 0) wantsOther = true;
     else if (number >= 1 && number <= options.length) chosen.add(number - 1);
-    else return { ok: false, message: t('notAnOption', { input: safeLine(token), max: options.length }) };
+    else return { ok: false, message: notAnOption(question, token, t) };
   }
   if (!question.multiSelect && chosen.size + (wantsOther ? 1 : 0) > 1)
     return { ok: false, message: t('singleOnly') };

@@ -154,6 +154,15 @@ function optionRows(ui: Ui, question: Question, rows: QuestionRows, view: FormVi
   return body;
 }
 
+/** Seed 003's context under the question, as its ask card shows it: the hint, then the references. */
+function contextLines(ui: Ui, question: Question, inner: number): string[] {
+  const { hint, refs } = question.context ?? {};
+  const lines: string[] = [];
+  if (hint) lines.push(...wrap(ui.t('contextHint', { hint: safeText(hint) }), inner));
+  if (refs?.length) lines.push(...wrap(ui.t('contextRefs', { refs: refs.map(safeLine).join(', ') }), inner));
+  return lines.map((line) => ui.color.dim(line));
+}
+
 /**
  * The question card. A question with options lists them, numbered, and `0. Other`; a free-text
  * question (no options) has only its text, and is answered on a text row (live form) or on the
@@ -175,6 +184,7 @@ export function renderQuestionCard(ui: Ui, question: Question, position: Positio
   const rows = questionRows(question);
   const body: string[] = askerLines(ui, 'askedBy', position.agentPath);
   body.push(...wrap(safeText(question.question), inner).map((line) => color.bold(line)));
+  body.push(...contextLines(ui, question, inner));
   body.push(color.dim(freeText ? t('typeAnswer') : question.multiSelect ? t('chooseMany') : t('chooseOne')));
   if (!freeText) body.push('', ...optionRows(ui, question, rows, view));
   if (view) {

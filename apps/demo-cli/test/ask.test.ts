@@ -115,6 +115,36 @@ describe('turnkit-demo ask', () => {
     expect(run.stderr).toContain('│    0. Other (custom input)');
   });
 
+  it('says which row a number-like label is on when its number is read as a missing row', async () => {
+    const questions = JSON.stringify({
+      questions: [{ question: 'How many vials?', header: 'Vials', options: ['5', '10'] }],
+    });
+    const run = await runCli(['ask', questions], { input: '10\n2\n', dir: tempDir() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      '✗ "10" is read as a row number, and there is no row 10. The option labelled "10" is row 2: enter 2.',
+    );
+    expect(run.stdout).toBe('{"answers":{"Vials":"10"}}\n');
+  });
+
+  it("shows seed 003's context (hint and refs) under the question", async () => {
+    const questions = JSON.stringify({
+      questions: [
+        {
+          question: 'Which box should the vial come from?',
+          header: 'Box',
+          options: ['Box 2', 'Box 6'],
+          context: { refs: ['freezer-2/rack-B', 'inventory.csv'], hint: 'Both boxes hold HEK293T' },
+        },
+      ],
+    });
+    const run = await runCli(['ask', questions], { input: '1\n', dir: tempDir() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('│ Which box should the vial come from?');
+    expect(run.stderr).toContain('│ Context: Both boxes hold HEK293T');
+    expect(run.stderr).toContain('│ Refs: freezer-2/rack-B, inventory.csv');
+  });
+
   it('asks a free-text question on a line of its own: no options, no Other; an empty line asks again', async () => {
     const questions = JSON.stringify({
       questions: [

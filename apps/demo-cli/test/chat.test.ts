@@ -127,6 +127,8 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     expect(run.stdout).toContain(
       'Agent › Done: thawed 2 vials of K562 from box 3 (A1, A2), 2 left. (You edited the request before approving it.)',
     );
+    expect(run.stdout).toContain('✓ record_thaw {"cellLine":"K562","vials":2}');
+    expect(run.stdout).not.toMatch(/✓ record_thaw .*"vials":1/);
   });
 
   it('shows why core refused an edited input, and asks for the decision again', async () => {
@@ -167,6 +169,28 @@ describe('turnkit-demo (offline, piped stdin)', () => {
         .split('\n')
         .map((line) => JSON.parse(line)),
     ).toEqual([expect.objectContaining({ runId, status: 'completed', waitingFor: '' })]);
+  });
+
+  it('recaps on resume the questions answered before the approval it stops at', async () => {
+    const dir = tempDir();
+    const first = await runCli([], { input: '2\n1\n', dir });
+    const runId = runIdOf(first.stdout);
+    const resumed = await runCli(['resume', runId], { input: 'a\n\n\n', dir });
+    expect(resumed.code).toBe(0);
+    const recap = resumed.stdout.slice(0, resumed.stdout.indexOf('╭─ Approval needed '));
+    expect(recap).toContain('↳ Cell line: K562-dTAG');
+    expect(recap).toContain('↳ Follow-ups: Mycoplasma test');
+  });
+
+  it('lists a run whose question expired as expired, not as waiting', async () => {
+    const dir = tempDir();
+    const first = await runCli(['--timeout-seconds', '1'], { input: null, dir });
+    const runId = runIdOf(first.stdout);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const listed = await runCli(['runs'], { input: null, dir });
+    expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+expired\\s+.*Cell line, Follow-ups \\(expired\\)`));
+    const json = await runCli(['runs', '--json'], { input: null, dir });
+    expect(JSON.parse(json.stdout)).toMatchObject({ runId, status: 'expired' });
   });
 
   it('takes follow-up messages in the same run, with the inventory kept in the run context', async () => {

@@ -8,7 +8,24 @@ import { safeLine } from '../sanitize.js';
 import { truncate } from '../text.js';
 import { drive, EXIT_FAILED } from './drive.js';
 
-/** The last thing each side said, so the person knows where the conversation stands. */
+/**
+ * The questions answered since the person's last message, `header: answer` (from the results the
+ * model read), so a run resumed at a later question or an approval shows what was already decided.
+ */
+function answeredSinceLastMessage(result: SessionResult): [header: string, answer: string][] {
+  const start = result.messages.findLastIndex((message) => message.role === 'user') + 1;
+  return result.messages.slice(start).flatMap((message) => {
+    if (message.role !== 'tool' || !message.content.startsWith('{"answers":')) return [];
+    try {
+      const { answers } = JSON.parse(message.content) as { answers: Record<string, string> };
+      return Object.entries(answers);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The last thing each side said, and what was answered since, so the person knows where the conversation stands. */
 function recap(app: App, result: SessionResult): void {
   const { ui } = app;
   const lastText = (role: 'user' | 'assistant') =>
@@ -20,6 +37,10 @@ function recap(app: App, result: SessionResult): void {
   const user = lastText('user');
   const agent = lastText('assistant');
   if (user) ui.print(ui.color.dim(`${ui.t('you')} › ${truncate(safeLine(user), ui.width - 8)}`));
+  for (const [header, answer] of answeredSinceLastMessage(result)) {
+    const line = ui.t('answeredBefore', { header: safeLine(header), answer: safeLine(answer) });
+    ui.print(`  ${ui.color.green('↳')} ${ui.color.dim(truncate(line, ui.width - 4))}`);
+  }
   if (agent && result.status !== 'completed')
     ui.print(ui.color.dim(`${ui.t('agent')} › ${truncate(safeLine(agent), ui.width - 8)}`));
 }

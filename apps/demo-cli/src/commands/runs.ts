@@ -7,7 +7,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApprovalPayload, QuestionPayload, SessionResult } from '@turnkit/core';
+import type { ApprovalPayload, PendingInteraction, QuestionPayload, SessionResult } from '@turnkit/core';
 import type { App } from '../app.js';
 import type { Translate } from '../i18n.js';
 import { safeLine } from '../sanitize.js';
@@ -41,17 +41,32 @@ async function savedRuns(dir: string): Promise<{ runId: string; path: string }[]
   return [...runs].map(([runId, path]) => ({ runId, path }));
 }
 
-function waitingFor(result: SessionResult, t: Translate): string {
+/** Whether an interaction's time to answer has passed: it waits for nobody, the next resume expires it. */
+function hasExpired(interaction: PendingInteraction, now: number): boolean {
+  return interaction.expiresAt !== null && Date.parse(interaction.expiresAt) <= now;
+}
+
+function waitingFor(result: SessionResult, t: Translate, now: number): string {
   return result.pending
     .map((interaction) => {
-      if (interaction.kind === 'question')
-        return (interaction.payload as QuestionPayload).questions
-          .map((question) => question.header)
-          .join(', ');
-      if (interaction.kind === 'input') return t('formOf', { tool: interaction.toolName });
-      return t('approvalOf', { tool: (interaction.payload as ApprovalPayload).toolName });
+      const what =
+        interaction.kind === 'question'
+          ? (interaction.payload as QuestionPayload).questions.map((question) => question.header).join(', ')
+          : interaction.kind === 'input'
+            ? t('formOf', { tool: interaction.toolName })
+            : t('approvalOf', { tool: (interaction.payload as ApprovalPayload).toolName });
+      return hasExpired(interaction, now) ? t('expiredTag', { what }) : what;
     })
     .join('; ');
+}
+
+/** A waiting run whose every interaction has expired is listed as `expired`, not as waiting. */
+function statusOf(result: SessionResult, now: number): string {
+  const expired =
+    result.status === 'needs_input' &&
+    result.pending.length > 0 &&
+    result.pending.every((interaction) => hasExpired(interaction, now));
+  return expired ? 'expired' : result.status;
 }
 
 function localTime(date: Date): string {
@@ -67,7 +82,8 @@ export async function runs(app: App): Promise<number> {
     const updatedAt = (await stat(path)).mtime;
     try {
       const result = await sessions.get(runId);
-      rows.push({ runId, status: result.status, updatedAt, waitingFor: waitingFor(result, t) });
+      const now = Date.now();
+      rows.push({ runId, status: statusOf(result, now), updatedAt, waitingFor: waitingFor(result, t, now) });
     } catch (error) {
       rows.push({
         runId,
@@ -100,9 +116,11 @@ export async function runs(app: App): Promise<number> {
     const status =
       row.status === 'needs_input'
         ? color.yellow(row.status)
-        : row.status === 'completed'
-          ? color.green(row.status)
-          : row.status;
+        : row.status === 'expired'
+          ? color.red(row.status)
+          : row.status === 'completed'
+            ? color.green(row.status)
+            : row.status;
     ui.print(
       cells(safeLine(row.runId), status, localTime(row.updatedAt), truncate(safeLine(row.waitingFor), 60)),
     );
