@@ -96,16 +96,17 @@ describe('cards with hostile model text', () => {
 });
 
 describe('a piped run with hostile text in the answer', () => {
-  it('echoes the answer and streams the reply made safe; the model still gets the text as typed', async () => {
+  it('echoes the answer made safe; core refuses it (U+001B) and the model gets only the plain retry', async () => {
     const dir = tempDir();
-    const run = await runCli([], { input: `0\nHeLa${HOSTILE}\n\n`, dir });
+    const run = await runCli([], { input: `0\nHeLa${HOSTILE}\n1\n0\nHeLa\n1\n`, dir });
     expect(run.code).toBe(0);
     expect(controls(run.stdout)).toEqual([]);
     expect(run.stdout).toContain(`Your answer: HeLa${SHOWN}`);
-    expect(run.stdout).toContain(`Checking the freezer for HeLa${SHOWN}.`);
+    expect(run.stdout).toContain('The answer was not accepted:');
+    expect(run.stdout).toContain('contains the control character U+001B');
     const messages = await transcript(dir, runIdOf(run.stdout));
     expect(JSON.parse(toolResults(messages, 'AskUserQuestion')[0]!).answers['Cell line']).toBe(
-      `Other (custom: HeLa${HOSTILE})`,
+      'Other (custom: HeLa)',
     );
   });
 });

@@ -103,16 +103,38 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     expect(readFileSync(join(dir, 'answers.json'), 'utf8')).toBe('{"answers":{"Rack":"2","Box":"Box 12"}}\n');
   });
 
-  it('draws hostile model text as text: the title stays, the screen is not cleared', async () => {
+  it("shows a question's seed 003 context (hint, refs) in the live card", async () => {
+    const dir = tempDir();
+    const questions = {
+      questions: [
+        {
+          question: 'Which box should the vial come from?',
+          header: 'Box',
+          options: ['Box 2', 'Box 6'],
+          context: { refs: ['freezer-2/rack-B'], hint: 'Both boxes hold HEK293T' },
+        },
+      ],
+    };
+    writeFileSync(join(dir, 'questions.json'), JSON.stringify(questions));
+    const terminal = open(`node ${CLI} ask "$(cat questions.json)" > answers.json`, dir);
+    const card = await terminal.waitFor('❯ (•) 1. Box 2');
+    expect(card).toContain('│ Context: Both boxes hold HEK293T');
+    expect(card).toContain('│ Refs: freezer-2/rack-B');
+    terminal.keys('Enter');
+    await terminal.waitFor('EXIT=0');
+    expect(readFileSync(join(dir, 'answers.json'), 'utf8')).toBe('{"answers":{"Box":"Box 2"}}\n');
+  });
+
+  it('refuses hostile model text in a question without drawing it: the title stays, the screen is not cleared', async () => {
     const dir = tempDir();
     const hostile = '\u001b]0;pwned\u0007\u001b[2J';
     const questions = {
       questions: [
         {
           question: `Which one?${hostile}`,
-          header: 'Pick\u001b[2J',
+          header: 'Pick',
           options: [
-            { label: `A${hostile}`, description: `first${hostile}` },
+            { label: 'A', description: 'first' },
             { label: 'B', description: 'second' },
           ],
         },
@@ -120,20 +142,14 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     };
     writeFileSync(join(dir, 'questions.json'), JSON.stringify(questions));
     const terminal = open(`echo BEFORE; node ${CLI} ask "$(cat questions.json)" > answers.json`, dir);
-    await terminal.waitFor('❯ (•) 1. A');
+    await terminal.waitFor('BEFORE');
     const before = terminal.title();
-    expect(before).not.toBe('pwned');
-    expect(terminal.visible()).toContain('BEFORE');
-    expect(terminal.visible()).toContain('│ Which one?␛]0;pwned␇␛[2J');
-    expect(terminal.visible()).toContain('❯ (•) 1. A␛]0;pwned␇␛[2J');
-    terminal.keys('Enter');
-    const end = await terminal.waitFor('EXIT=0');
-    expect(end).toContain('✔ Pick␛[2J › A␛]0;pwned␇␛[2J');
+    const end = await terminal.waitFor('EXIT=1');
+    expect(end).toContain('- questions[0].question: Contains the control character U+001B');
     expect(terminal.visible()).toContain('BEFORE');
     expect(terminal.title()).toBe(before);
-    expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({
-      answers: { 'Pick\u001b[2J': `A${hostile}` },
-    });
+    expect(terminal.title()).not.toBe('pwned');
+    expect(readFileSync(join(dir, 'answers.json'), 'utf8')).toBe('');
   });
 
   it('quits with Esc mid-question, losing nothing: another process resumes the run', async () => {
