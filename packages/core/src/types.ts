@@ -44,6 +44,41 @@ export interface ModelUsage {
   outputTokens: number;
 }
 
+/**
+ * How the model samples, on the agent (`defineAgent({ modelSettings })`) and per call
+ * (`TurnOptions.modelSettings`, merged over the agent's field by field). Every field is optional;
+ * an adapter passes on those its provider knows and ignores the rest.
+ */
+export interface ModelSettings {
+  temperature?: number;
+  topP?: number;
+  /** The most tokens one model call may produce. */
+  maxOutputTokens?: number;
+  /** `auto` (the provider's default), `none`, `required` (some tool), or one named tool. */
+  toolChoice?: 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+  /** Whether the model may ask for several tool calls in one step. */
+  parallelToolCalls?: boolean;
+  /** Sequences at which the model stops generating. */
+  stop?: string[];
+  seed?: number;
+  /**
+   * Provider-specific options, keyed by provider (`{ openai: { reasoning_effort: 'low' } }`); an
+   * adapter reads its own key. Merged per provider key when the call's settings have one too.
+   */
+  providerOptions?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The structured output an agent asks for (`defineAgent({ output })`): the final answer must be
+ * JSON matching `schema`. TurnKit validates the answer itself whatever the adapter does.
+ */
+export interface ResponseFormat {
+  /** A name for the format: the agent's name, reduced to `[A-Za-z0-9_-]`, at most 64 characters. */
+  name: string;
+  /** JSON Schema (draft 2020-12, from `z.toJSONSchema`) of the final answer. */
+  schema: Record<string, unknown>;
+}
+
 /** What a model adapter receives for one call. */
 export interface ModelRequest {
   /** The system message (the agent's instructions) first, then the transcript. */
@@ -52,6 +87,21 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Called with each piece of assistant text as it streams in. */
   onDelta?: (text: string) => void;
+  /**
+   * The agent's settings merged with the call's; absent when neither has any. Map each field to
+   * the provider's parameter (OpenAI chat: `temperature`, `top_p`, `max_completion_tokens`,
+   * `tool_choice` — a named tool as `{ type: 'function', function: { name } }` —,
+   * `parallel_tool_calls`, `stop`, `seed`, and spread `providerOptions.openai` into the body);
+   * leave out what the provider does not support rather than fail.
+   */
+  settings?: ModelSettings;
+  /**
+   * Present when the agent has an `output` schema: ask the provider for JSON matching `schema` on
+   * its final answer (OpenAI: `response_format: { type: 'json_schema', json_schema: { name,
+   * schema } }`; AI SDK: `responseFormat: { type: 'json', schema, name }`). A provider without
+   * structured output may ignore it: TurnKit checks the answer and sends the issues back.
+   */
+  responseFormat?: ResponseFormat;
 }
 
 /** What a model adapter returns for one call. */
@@ -234,8 +284,8 @@ export type ResolutionKind =
 /** The type of one event, e.g. `'turn_paused'`. */
 export type AgentEventType = AgentEvent['type'];
 
-/** What every public entry point returns. */
-export interface TurnResult {
+/** The fields every {@link TurnResult} has, whatever its status. */
+export interface TurnResultFields {
   /** Stable across every turn of one conversation. */
   runId: string;
   status: TurnStatus;
@@ -245,8 +295,8 @@ export interface TurnResult {
   pendingQuestion: PendingInteraction | null;
   /** All pending interactions (questions and approvals). */
   pending: PendingInteraction[];
-  /** The final assistant text when completed. */
-  output: string | null;
+  /** When completed: the final assistant text, or with an `output` schema the parsed value. */
+  output: unknown;
   /** Always present, also when completed or failed: pass it to the next call. */
   snapshot: string;
   /** The whole transcript (no system message), OpenAI chat format. */
@@ -256,6 +306,36 @@ export interface TurnResult {
   usage: TurnUsage;
   error: { code: string; message: string } | null;
 }
+
+/**
+ * What every public entry point returns, narrowed by `status`: `completed` has its `output` (the
+ * final text, or the value parsed with the agent's `output` schema: `TOutput`), `needs_input` its
+ * `pendingQuestion`; every other status has `output: null` and `pendingQuestion: null`.
+ *
+ * @example
+ * const result = await runTurn(agent, { input: 'Thaw one K562 vial' });
+ * if (result.status === 'completed') console.log(result.output);
+ * else if (result.status === 'needs_input') console.log(result.pendingQuestion.id);
+ */
+export type TurnResult<TOutput = string> =
+  | (TurnResultFields & {
+      status: 'completed';
+      needsInput: false;
+      pendingQuestion: null;
+      output: TOutput;
+    })
+  | (TurnResultFields & {
+      status: 'needs_input';
+      needsInput: true;
+      pendingQuestion: PendingInteraction;
+      output: null;
+    })
+  | (TurnResultFields & {
+      status: 'failed' | 'max_steps' | 'aborted' | 'running';
+      needsInput: false;
+      pendingQuestion: null;
+      output: null;
+    });
 
 /** A W3C trace context: the span of the turn that paused, for the turn that resumes it to link to (DESIGN §15). */
 export interface TraceContext {
@@ -325,4 +405,9 @@ export interface TurnOptions {
   principal?: string;
   /** Spans of this call (overrides the agent's `telemetry`). */
   telemetry?: Telemetry;
+  /**
+   * Settings for this call's model calls, merged over the agent's `modelSettings` (sub-agents keep
+   * their own agent's).
+   */
+  modelSettings?: ModelSettings;
 }

@@ -3,7 +3,15 @@
  * name added or removed fails here on purpose: change the list in the same commit as `index.ts`,
  * and never drop a name of an earlier release.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type {
+  AnyAgent,
+  Instructions,
+  InstructionsContext,
+  ModelSettings,
+  ResponseFormat,
+  TurnResultFields,
+} from '../src/index.js';
 import * as core from '../src/index.js';
 import * as testing from '../src/testing/index.js';
 
@@ -65,5 +73,15 @@ describe('@turnkit/core exports', () => {
 
   it('exports scriptedModel alone from @turnkit/core/testing', () => {
     expect(Object.keys(testing)).toEqual(['scriptedModel']);
+  });
+
+  it('exports the types of agent essentials (DESIGN §23) from @turnkit/core', () => {
+    // Types only: the compiler checks this list (a name missing from the index fails typecheck).
+    expectTypeOf<ModelSettings>().toBeObject();
+    expectTypeOf<ResponseFormat>().toHaveProperty('schema');
+    expectTypeOf<TurnResultFields>().toHaveProperty('output');
+    expectTypeOf<InstructionsContext>().toHaveProperty('agentPath');
+    expectTypeOf<Instructions>().not.toBeNever();
+    expectTypeOf<AnyAgent>().toHaveProperty('responseFormat');
   });
 });

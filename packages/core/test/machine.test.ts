@@ -122,6 +122,12 @@ function sampleEvents(state: MachineState): LoopEvent[] {
     // A budget of one model call at the start, so maxSteps is reached after the first step.
     { type: 'START', messages: [user('hello')], maxSteps: 1 },
     { type: 'MODEL_RESPONDED', message: { role: 'assistant', content: 'done' } },
+    // A final answer the agent's output schema refused: the model is asked again.
+    {
+      type: 'OUTPUT_REJECTED',
+      message: { role: 'assistant', content: 'not json' },
+      feedback: user('Your final answer was not accepted.'),
+    },
     assistantWithCalls(toolCall(id(0), 'lookup')),
     assistantWithCalls(toolCall(id(0), 'lookup'), toolCall(id(1), 'AskUserQuestion')),
     { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message: 'model down' } },
@@ -339,6 +345,7 @@ describe('agentMachine', () => {
         'ABORT',
         'MODEL_FAILED',
         'MODEL_RESPONDED',
+        'OUTPUT_REJECTED',
         'RESPOND',
         'RETRY',
         'START',
@@ -555,6 +562,31 @@ describe('agentMachine', () => {
         expect(state.context).toMatchObject({ error: null, output: null, modelCalls: 0, maxSteps: 3 });
       },
     );
+  });
+
+  describe('OUTPUT_REJECTED', () => {
+    const rejected: LoopEvent = {
+      type: 'OUTPUT_REJECTED',
+      message: { role: 'assistant', content: 'not json' },
+      feedback: user('Your final answer was not accepted.'),
+    };
+
+    it('keeps the refused answer and the feedback, counts the call, and calls the model again', () => {
+      const state = drive(start, rejected);
+      expect(state.value).toBe('callingModel');
+      expect(state.context.messages.map((message) => message.content)).toEqual([
+        'Thaw one vial',
+        'not json',
+        'Your final answer was not accepted.',
+      ]);
+      expect(state.context.modelCalls).toBe(1);
+      expect(state.context.output).toBeNull();
+    });
+
+    it('rests in maxSteps when the refused answer used the last model call', () => {
+      const state = drive({ ...start, maxSteps: 1 } as LoopEvent, rejected);
+      expect(state.value).toBe('maxSteps');
+    });
   });
 
   describe('RETRY', () => {

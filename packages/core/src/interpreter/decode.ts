@@ -12,7 +12,7 @@ import {
   type TranscriptText,
   transcriptText,
 } from '../snapshot/index.js';
-import type { Agent } from '../tools/index.js';
+import type { AnyAgent } from '../tools/index.js';
 
 /**
  * Decodes a snapshot for `agent`: signature → format/version → migration → shape → compatibility.
@@ -20,7 +20,7 @@ import type { Agent } from '../tools/index.js';
  * migration, which may have changed the messages).
  */
 export function decodeFor(
-  agent: Agent,
+  agent: AnyAgent,
   snapshot: string,
 ): { decoded: DecodedSnapshot; transcript?: TranscriptText } {
   const opened = openEnvelope(snapshot, agent.snapshot);
@@ -46,7 +46,7 @@ export function decodeFor(
  * asked, and answers are checked against those, so changing the question tool's limits or
  * description between pause and answer strands nothing.
  */
-function checkPendingTools(agent: Agent, context: LoopContext): void {
+function checkPendingTools(agent: AnyAgent, context: LoopContext): void {
   for (const parked of context.parked ?? []) checkChild(agent, parked.toolName, parked.state.context);
   for (const call of context.step ?? []) {
     if (call.child && call.status !== 'done') {
@@ -78,7 +78,7 @@ function checkPendingTools(agent: Agent, context: LoopContext): void {
   }
 }
 
-function checkChild(agent: Agent, toolName: string, context: LoopContext): void {
+function checkChild(agent: AnyAgent, toolName: string, context: LoopContext): void {
   const tool = agent.toolIndex.get(toolName);
   if (tool?.kind !== 'function' || !tool.subagent) {
     throw new SnapshotError(

@@ -4,8 +4,10 @@
  */
 import { ModelError, publicModelMessage } from '../errors.js';
 import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
-import type { AssistantMessage, ChatMessage, ToolCall, TurnResult } from '../types.js';
+import { mergeModelSettings } from '../tools/index.js';
+import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { emit, emitResolved } from './events.js';
+import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, now, type Run, send, stateOf } from './run.js';
 import { runStep } from './step.js';
@@ -43,24 +45,77 @@ function report(run: Run, error: unknown): void {
   }
 }
 
+/**
+ * The system message for the next model call: the agent's string, or what its `instructions`
+ * function makes of the run's context now. A function that throws (or returns no string) is
+ * reported to `onError` and comes back as the turn's error, the model not called.
+ */
+async function instructionsFor(run: Run): Promise<string | { code: string; message: string }> {
+  const { instructions, name } = run.agent;
+  if (typeof instructions === 'string') return instructions;
+  try {
+    const text = await instructions({ context: run.context, runId: run.runId, agentPath: run.agentPath });
+    if (typeof text === 'string') return text;
+    throw new TypeError(`the instructions function returned ${typeof text}, not a string`);
+  } catch (error) {
+    report(run, error);
+    return {
+      code: 'INSTRUCTIONS_ERROR',
+      message: `The instructions of agent ${name} could not be made (its function failed; the error went to onError). Fix it, then retry the turn.`,
+    };
+  }
+}
+
+/** What the model receives: `settings` and `responseFormat` only when the agent or the call has them. */
+function modelRequest(run: Run, instructions: string): ModelRequest {
+  const { agent, options } = run;
+  const request: ModelRequest = {
+    messages: [{ role: 'system', content: instructions }, ...run.state.context.messages],
+    tools:
+      options.interactive === false
+        ? agent.toolSpecs.headless
+        : run.routed
+          ? agent.toolSpecs.routed
+          : agent.toolSpecs.all,
+    signal: options.signal,
+    onDelta: (text) => emit(run, { type: 'model_delta', text }),
+  };
+  // A sub-agent inherits its parent's options, not the settings of its parent's call.
+  const settings = run.parent
+    ? agent.modelSettings
+    : mergeModelSettings(agent.modelSettings, options.modelSettings);
+  if (settings) request.settings = settings;
+  if (agent.responseFormat) request.responseFormat = agent.responseFormat;
+  return request;
+}
+
+/**
+ * Feeds a model's message to the machine. A final answer (no tool calls) of an agent with an
+ * `output` schema must parse: one that does not goes back to the model with its issues.
+ */
+function responded(run: Run, message: AssistantMessage): void {
+  const schema = run.agent.output;
+  if (schema && !message.tool_calls) {
+    const checked = checkFinalAnswer(schema, message.content ?? '');
+    if (!checked.ok) {
+      send(run, { type: 'OUTPUT_REJECTED', message, feedback: outputFeedback(checked.issues) });
+      return;
+    }
+    run.finalOutput = { value: checked.value };
+  }
+  send(run, { type: 'MODEL_RESPONDED', message });
+}
+
 async function callModel(run: Run): Promise<void> {
   const { agent, options } = run;
   const context = run.state.context;
+  const instructions = await instructionsFor(run);
+  if (typeof instructions !== 'string') return send(run, { type: 'MODEL_FAILED', error: instructions });
   emit(run, { type: 'model_started', step: context.modelCalls + 1 });
   const endSpan = modelSpan(run, context.modelCalls + 1);
   let response: Awaited<ReturnType<typeof agent.model.generate>>;
   try {
-    response = await agent.model.generate({
-      messages: [{ role: 'system', content: agent.instructions }, ...context.messages],
-      tools:
-        options.interactive === false
-          ? agent.toolSpecs.headless
-          : run.routed
-            ? agent.toolSpecs.routed
-            : agent.toolSpecs.all,
-      signal: options.signal,
-      onDelta: (text) => emit(run, { type: 'model_delta', text }),
-    });
+    response = await agent.model.generate(modelRequest(run, instructions));
   } catch (error) {
     run.usage.modelCalls++;
     if (options.signal?.aborted) {
@@ -93,7 +148,7 @@ async function callModel(run: Run): Promise<void> {
     ...(response.usage ? { usage: response.usage } : {}),
     message,
   });
-  send(run, { type: 'MODEL_RESPONDED', message });
+  responded(run, message);
 }
 
 async function executeStep(run: Run): Promise<void> {
@@ -152,9 +207,9 @@ function emitTurnEnd(run: Run): void {
 }
 
 /** Drives the machine until it rests, then writes the snapshot and the result. */
-export async function continueTurn(run: Run): Promise<TurnResult> {
+export async function continueTurn<TOutput>(run: Run): Promise<TurnResult<TOutput>> {
   await driveToRest(run);
-  return resultOf(run, encodeRun(run));
+  return resultOf<TOutput>(run, encodeRun(run));
 }
 
 /** Emits `interaction_resolved` … for each pending interaction a new user message supersedes, then sends it. */

@@ -16,12 +16,12 @@ import { loadRun, now, stateOf } from './run.js';
  * The generic resume: applies one or more responses to pending interactions and continues the
  * run. Answering only some of them returns `needs_input` again with the rest.
  */
-export async function respond(
-  agent: Agent,
+export async function respond<TOutput>(
+  agent: Agent<TOutput>,
   snapshot: string,
   responses: ResponseInput[],
   options: TurnOptions = {},
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   const run = loadRun(agent, snapshot, options);
   const resolutions = prepareResolutions(run, responses);
   beginTurn(run, 'respond');
@@ -35,43 +35,43 @@ export async function respond(
  * @example
  * const r2 = await answerQuestion(agent, snapshot, { answers: { 'Cell line': 'K562-dTAG' } });
  */
-export async function answerQuestion(
-  agent: Agent,
+export async function answerQuestion<TOutput>(
+  agent: Agent<TOutput>,
   snapshot: string,
   answer: { id?: string; answers: Answers },
   options?: TurnOptions,
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   const { id, answers } = responseFields(answer);
   return respond(agent, snapshot, [{ id, type: 'answer', answers }], options);
 }
 
 /** Approves a pending tool call (optionally with an edited input) and continues: the tool runs once. */
-export async function approve(
-  agent: Agent,
+export async function approve<TOutput>(
+  agent: Agent<TOutput>,
   snapshot: string,
   decision: { id?: string; rationale?: string; editedInput?: unknown } = {},
   options?: TurnOptions,
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   return respond(agent, snapshot, [{ ...responseFields(decision), type: 'approve' }], options);
 }
 
 /** Rejects a pending tool call: the model is told `rejected_by_user` with the rationale. */
-export async function reject(
-  agent: Agent,
+export async function reject<TOutput>(
+  agent: Agent<TOutput>,
   snapshot: string,
   decision: { id?: string; rationale?: string } = {},
   options?: TurnOptions,
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   return respond(agent, snapshot, [{ ...responseFields(decision), type: 'reject' }], options);
 }
 
 /** Cancels a pending question or approval: the model is told `question_cancelled` / `approval_cancelled`. */
-export async function cancelQuestion(
-  agent: Agent,
+export async function cancelQuestion<TOutput>(
+  agent: Agent<TOutput>,
   snapshot: string,
   cancel: { id?: string; reason?: string } = {},
   options?: TurnOptions,
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   return respond(agent, snapshot, [{ ...responseFields(cancel), type: 'cancel' }], options);
 }
 
@@ -82,18 +82,22 @@ export async function cancelQuestion(
  * @example
  * const r2 = await provideInput(agent, snapshot, { value: { box: 'B2-14' } });
  */
-export async function provideInput(
-  agent: Agent,
+export async function provideInput<TOutput>(
+  agent: Agent<TOutput>,
   snapshot: string,
   input: { id?: string; value: unknown },
   options?: TurnOptions,
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   const { id, value } = responseFields(input);
   return respond(agent, snapshot, [{ id, type: 'input', value }], options);
 }
 
 /** Resolves every pending interaction whose `expiresAt` has passed (for a sweeper). Nothing expired: the run unchanged. */
-export async function expire(agent: Agent, snapshot: string, options: TurnOptions = {}): Promise<TurnResult> {
+export async function expire<TOutput>(
+  agent: Agent<TOutput>,
+  snapshot: string,
+  options: TurnOptions = {},
+): Promise<TurnResult<TOutput>> {
   const run = loadRun(agent, snapshot, options);
   if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'expire interactions');
   const at = now(run);

@@ -4,7 +4,8 @@
  */
 import { StateError } from '../errors.js';
 import { type LoopStateName, pendingInteractions, type StoredInteraction } from '../machine/index.js';
-import type { PendingInteraction, TurnResult, TurnStatus } from '../types.js';
+import type { PendingInteraction, TurnResult, TurnResultFields, TurnStatus } from '../types.js';
+import { completedOutput } from './output.js';
 import { type Run, stateOf } from './run.js';
 
 /** Public status of a state name. */
@@ -66,20 +67,20 @@ function payloadOf(interaction: StoredInteraction): PendingInteraction['payload'
  * stays a plain object: `snapshot` is an own, enumerable property, so spreading the result or
  * `JSON.stringify` include it (and build it then); assigning it replaces it like any property.
  */
-export function resultOf(
+export function resultOf<TOutput>(
   run: Run,
   snapshot: string | (() => string),
   status: TurnStatus = statusOf(stateOf(run)),
-): TurnResult {
+): TurnResult<TOutput> {
   const context = run.state.context;
   const pending = status === 'needs_input' ? pendingInteractions(context).map(toPending) : [];
-  const result: TurnResult = {
+  const result: TurnResultFields = {
     runId: run.runId,
     status,
     needsInput: status === 'needs_input',
     pendingQuestion: pending[0] ?? null,
     pending,
-    output: status === 'completed' ? context.output : null,
+    output: status === 'completed' ? completedOutput(run) : null,
     snapshot: typeof snapshot === 'string' ? snapshot : '',
     messages: context.messages,
     events: run.events,
@@ -87,11 +88,12 @@ export function resultOf(
     error: status === 'failed' ? context.error : null,
   };
   if (typeof snapshot === 'function') lazySnapshot(result, snapshot);
-  return result;
+  // The fields agree with `status` (and `output` with the agent's schema), as the union says.
+  return result as TurnResult<TOutput>;
 }
 
 /** Turns `result.snapshot` into a getter that calls `build` once (the key keeps its place). */
-function lazySnapshot(result: TurnResult, build: () => string): void {
+function lazySnapshot(result: TurnResultFields, build: () => string): void {
   const settle = (value: string) => {
     Object.defineProperty(result, 'snapshot', {
       value,

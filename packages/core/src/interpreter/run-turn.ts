@@ -48,11 +48,11 @@ export function toMessages(input: string | ChatMessage[]): ChatMessage[] {
  * const r1 = await runTurn(agent, { input: 'Thaw one K562 vial' });
  * if (r1.needsInput) save(r1.snapshot);
  */
-export async function runTurn(
-  agent: Agent,
+export async function runTurn<TOutput>(
+  agent: Agent<TOutput>,
   request: RunTurnRequest,
   options: TurnOptions = {},
-): Promise<TurnResult> {
+): Promise<TurnResult<TOutput>> {
   if (typeof request !== 'object' || request === null) {
     throw new TurnkitError('CONFIG_INVALID', 'runTurn takes { input?, snapshot?, runId?, context? }.');
   }

@@ -21,13 +21,13 @@ import {
   type TranscriptText,
   toBase64url,
 } from '../snapshot/index.js';
-import type { Agent } from '../tools/index.js';
+import { type AnyAgent, checkModelSettings } from '../tools/index.js';
 import type { AgentEvent, TelemetrySpan, TraceContext, TurnOptions, TurnUsage } from '../types.js';
 import { decodeFor } from './decode.js';
 
 /** The working state of one call. */
 export interface Run {
-  agent: Agent;
+  agent: AnyAgent;
   runId: string;
   agentPath: string[];
   /** Prefix of this agent's interaction ids: its name, or for a sub-agent its parent's prefix, name and call. */
@@ -63,6 +63,8 @@ export interface Run {
   parentSpan?: TelemetrySpan;
   /** Checks the context when each tool ends (made on first use, see context-guard.ts). */
   contextGuard?: { enter(): void; leave(): string | null };
+  /** The final answer parsed with the agent's `output` schema in this call (so it is parsed once). */
+  finalOutput?: { value: unknown };
   options: TurnOptions;
   events: AgentEvent[];
   usage: TurnUsage;
@@ -128,11 +130,12 @@ function checkOptions(options: TurnOptions): TurnOptions {
   ) {
     throw new TurnkitError('CONFIG_INVALID', '`principal` must be a non-empty string.');
   }
+  if (options.modelSettings !== undefined) checkModelSettings('The turn options', options.modelSettings);
   return options;
 }
 
 /** A run that has not started yet (state `idle`). */
-export function newRun(agent: Agent, runId: string, context: unknown, options: TurnOptions): Run {
+export function newRun(agent: AnyAgent, runId: string, context: unknown, options: TurnOptions): Run {
   checkOptions(options);
   return {
     agent,
@@ -151,7 +154,7 @@ export function newRun(agent: Agent, runId: string, context: unknown, options: T
 }
 
 /** Loads a run from a snapshot string. `context`, when given, replaces the stored one. */
-export function loadRun(agent: Agent, snapshot: string, options: TurnOptions, context?: unknown): Run {
+export function loadRun(agent: AnyAgent, snapshot: string, options: TurnOptions, context?: unknown): Run {
   checkOptions(options);
   const { decoded, transcript } = decodeFor(agent, snapshot);
   if (

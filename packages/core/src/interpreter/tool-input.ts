@@ -7,7 +7,8 @@ import { formatIssuePath } from '../errors.js';
 import { toolErrorResult, validationMessage } from '../results.js';
 import type { AnyFunctionTool } from '../tools/index.js';
 
-function zodIssues(error: z.ZodError): string {
+/** Zod issues as the model reads them: `Error: Validation failed`, then `- path: message` lines. */
+export function zodIssues(error: z.ZodError): string {
   return validationMessage(error.issues.map((issue) => `- ${formatIssuePath(issue.path)}${issue.message}`));
 }
 

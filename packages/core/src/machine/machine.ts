@@ -6,6 +6,7 @@
  * are the plain functions of `rules.ts`; `transition.ts` follows this same chart.
  *
  *   idle ─START→ callingModel ─tool calls→ executingTools ─TOOLS_SETTLED→ settling
+ *   callingModel ─OUTPUT_REJECTED→ callingModel (a final answer its `output` schema refused)
  *   settling → executingTools (calls left to run) | waitingInput (a human is needed) | callingModel
  *   waitingInput ─RESPOND→ settling;  completed / failed / maxSteps / aborted rest until
  *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted).
@@ -31,6 +32,7 @@ export const agentMachine = setup({
     clearError: assign(() => updates.clearError()),
     appendMessages: assign(({ context, event }) => updates.appendMessages(context, event)),
     appendAssistantMessage: assign(({ context, event }) => updates.appendAssistantMessage(context, event)),
+    rejectOutput: assign(({ context, event }) => updates.rejectOutput(context, event)),
     startStep: assign(({ context, event }) => updates.startStep(context, event)),
     recordOutput: assign(({ context, event }) => updates.recordOutput(context, event)),
     recordError: assign(({ context, event }) => updates.recordError(context, event)),
@@ -58,6 +60,8 @@ export const agentMachine = setup({
           },
           { target: 'completed', actions: ['appendAssistantMessage', 'recordOutput'] },
         ],
+        // The answer and its issues join the transcript; the model tries again (within the budget).
+        OUTPUT_REJECTED: { target: 'callingModel', actions: 'rejectOutput' },
         MODEL_FAILED: { target: 'failed', actions: 'recordError' },
         ABORT: 'aborted',
       },

@@ -38,6 +38,13 @@ export const updates = {
     messages: event.type === 'MODEL_RESPONDED' ? context.messages.concat(event.message) : context.messages,
     modelCalls: context.modelCalls + 1,
   }),
+  rejectOutput: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    event.type === 'OUTPUT_REJECTED'
+      ? {
+          messages: context.messages.concat(event.message, event.feedback),
+          modelCalls: context.modelCalls + 1,
+        }
+      : {},
   startStep: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
     step:
       event.type === 'MODEL_RESPONDED'

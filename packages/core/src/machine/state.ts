@@ -137,6 +137,8 @@ export interface Resolution {
 export type LoopEvent =
   | { type: 'START'; messages: ChatMessage[]; maxSteps: number }
   | { type: 'MODEL_RESPONDED'; message: AssistantMessage }
+  /** A final answer the agent's `output` schema refused: kept, with the feedback the model reads next. */
+  | { type: 'OUTPUT_REJECTED'; message: AssistantMessage; feedback: ChatMessage }
   | { type: 'MODEL_FAILED'; error: { code: string; message: string } }
   | { type: 'TOOLS_SETTLED'; outcomes: StepOutcome[] }
   | { type: 'RESPOND'; resolutions: Resolution[]; maxSteps: number }

@@ -8,14 +8,14 @@ import type { ChatMessage, TurnOptions, TurnResult } from '../types.js';
 import type { SnapshotStore } from './store.js';
 
 /** A turn result plus the version under which the store now holds the run. */
-export interface SessionResult extends TurnResult {
+export type SessionResult<TOutput = string> = TurnResult<TOutput> & {
   version: number;
   /**
    * With `defer: true`, when the call claimed a turn and left it for a worker: the claim to hand to
    * {@link Sessions.play} (through a queue). Absent when nothing was claimed (a repeated answer).
    */
   claim?: TurnClaim;
-}
+};
 
 /** A turn claimed and not yet played (background turns, DESIGN §17). */
 export interface TurnClaim {
@@ -55,52 +55,60 @@ export type SessionStart =
   | ChatMessage[]
   | { input: string | ChatMessage[]; context?: unknown; runId?: string };
 
-/** Runs kept in a store; see {@link createSessions}. */
-export interface Sessions {
+/** Runs kept in a store; see {@link createSessions}. `TOutput` is the agent's output type. */
+export interface Sessions<TOutput = string> {
   /** Starts a run and plays its first turn. */
-  start(input: SessionStart, options?: SessionOptions): Promise<SessionResult>;
+  start(input: SessionStart, options?: SessionOptions): Promise<SessionResult<TOutput>>;
   answer(
     runId: string,
     answer: Omit<Extract<ResponseInput, { type: 'answer' }>, 'type'>,
     options?: SessionOptions,
-  ): Promise<SessionResult>;
+  ): Promise<SessionResult<TOutput>>;
   approve(
     runId: string,
     decision?: { id?: string; rationale?: string; editedInput?: unknown },
     options?: SessionOptions,
-  ): Promise<SessionResult>;
+  ): Promise<SessionResult<TOutput>>;
   reject(
     runId: string,
     decision?: { id?: string; rationale?: string },
     options?: SessionOptions,
-  ): Promise<SessionResult>;
+  ): Promise<SessionResult<TOutput>>;
   cancel(
     runId: string,
     cancel?: { id?: string; reason?: string },
     options?: SessionOptions,
-  ): Promise<SessionResult>;
+  ): Promise<SessionResult<TOutput>>;
   /** Fills in a pending input form (a tool's `ctx.ask({ input })`); the tool's `resume` runs. */
   provideInput(
     runId: string,
     input: { id?: string; value: unknown },
     options?: SessionOptions,
-  ): Promise<SessionResult>;
+  ): Promise<SessionResult<TOutput>>;
   /** The generic form: several responses at once. */
-  respond(runId: string, responses: ResponseInput[], options?: SessionOptions): Promise<SessionResult>;
+  respond(
+    runId: string,
+    responses: ResponseInput[],
+    options?: SessionOptions,
+  ): Promise<SessionResult<TOutput>>;
   /** Sends the next user message (superseding whatever is pending). */
-  send(runId: string, input: string | ChatMessage[], options?: SessionOptions): Promise<SessionResult>;
+  send(
+    runId: string,
+    input: string | ChatMessage[],
+    options?: SessionOptions,
+  ): Promise<SessionResult<TOutput>>;
   /** Retries a failed, aborted or max_steps run, or finishes the turn of a worker that died. */
-  retry(runId: string, options?: SessionOptions): Promise<SessionResult>;
+  retry(runId: string, options?: SessionOptions): Promise<SessionResult<TOutput>>;
   /** Resolves whatever has expired (for a sweeper over `store.listExpired`); nothing expired: the run as it is. */
-  expire(runId: string, options?: SessionOptions): Promise<SessionResult>;
+  expire(runId: string, options?: SessionOptions): Promise<SessionResult<TOutput>>;
   /** The run's current state: status `running` while a worker holds it. */
-  get(runId: string, options?: TurnOptions): Promise<SessionResult>;
+  get(runId: string, options?: TurnOptions): Promise<SessionResult<TOutput>>;
   /**
    * Timeouts that fire (DESIGN §14): resolves every expired interaction of the runs the store lists
    * (`listExpired`), as `expire` does, and lets each run go on. Call it from a cron job or a timer.
    * A run another worker holds, or one that fails, is reported in `skipped` and left for next time.
    */
-  sweep(options?: SweepOptions): Promise<SweepResult>;
+  sweep(options?: SweepOptions): Promise<SweepResult<TOutput>>;
   /**
    * Plays a turn claimed with `defer: true` (a background worker's call, DESIGN §17): takes the
    * claim with a lease of its own (a compare-and-set, so of two deliveries of one job only one
@@ -110,7 +118,7 @@ export interface Sessions {
    * handed it back) is taken over as `retry` would: interrupted calls run again with the same
    * `ctx.idempotencyKey`.
    */
-  play(claim: TurnClaim, options?: PlayOptions): Promise<SessionResult>;
+  play(claim: TurnClaim, options?: PlayOptions): Promise<SessionResult<TOutput>>;
 }
 
 /** Options of {@link Sessions.sweep}: the turn options, the clock, and how many runs at most. */
@@ -122,16 +130,16 @@ export interface SweepOptions extends TurnOptions {
 }
 
 /** What a sweep did. */
-export interface SweepResult {
+export interface SweepResult<TOutput = string> {
   /** The runs whose expired interactions were resolved, as they are now. */
-  swept: SessionResult[];
+  swept: SessionResult<TOutput>[];
   /** Runs listed but left alone: busy, gone, or failing; with why. */
   skipped: { runId: string; error: Error }[];
 }
 
 /** Options of {@link createSessions}. */
-export interface SessionsConfig {
-  agent: Agent;
+export interface SessionsConfig<TOutput = string> {
+  agent: Agent<TOutput>;
   store: SnapshotStore;
   /**
    * How long a worker's claim lasts without renewal (default 60 000 ms). A worker playing a turn

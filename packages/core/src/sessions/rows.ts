@@ -8,7 +8,7 @@
 import { SnapshotError } from '../errors.js';
 import { decodedOf, encodeRun, loadRun, type Run } from '../interpreter/index.js';
 import { encodeParts, openParts, type StoredLogs } from '../snapshot/index.js';
-import type { Agent } from '../tools/index.js';
+import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
 import type { PutOptions, SnapshotStore, StoredLease } from './store.js';
 
@@ -42,7 +42,7 @@ function hasParts(store: SnapshotStore): store is PartsStore {
 /** Reads and loads a run, or null when none is stored. */
 export async function readRun(
   store: SnapshotStore,
-  agent: Agent,
+  agent: AnyAgent,
   runId: string,
   options: TurnOptions,
 ): Promise<StoredRun | null> {

@@ -38,7 +38,7 @@ export { TAKEOVER_SEQ_GAP } from './turns.js';
  * const r1 = await sessions.start('Thaw one K562 vial');
  * const r2 = await sessions.answer(r1.runId, { answers: { 'Cell line': 'K562' } });
  */
-export function createSessions(config: SessionsConfig): Sessions {
+export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>): Sessions<TOutput> {
   const { agent, store } = config;
   const leaseMs = config.leaseMs ?? 60_000;
   if (!Number.isSafeInteger(leaseMs) || leaseMs < 3) {
@@ -57,7 +57,7 @@ export function createSessions(config: SessionsConfig): Sessions {
     runId: string,
     responses: ResponseInput[],
     options: SessionOptions = {},
-  ): Promise<SessionResult> {
+  ): Promise<SessionResult<unknown>> {
     const loaded = await load(runId, options);
     if (isClaim(loaded.run) && !leased(loaded)) {
       await recover(loaded);
@@ -88,7 +88,7 @@ export function createSessions(config: SessionsConfig): Sessions {
     return proceed(loaded.run, claimed, options);
   }
 
-  return {
+  const sessions: Sessions<unknown> = {
     async start(start, options = {}) {
       const request = typeof start === 'string' || Array.isArray(start) ? { input: start } : start;
       if (typeof request !== 'object' || request === null) {
@@ -161,7 +161,7 @@ export function createSessions(config: SessionsConfig): Sessions {
     async sweep(options = {}) {
       const { limit = 100, ...turnOptions } = options;
       const at = turnOptions.now ?? new Date();
-      const swept: SessionResult[] = [];
+      const swept: SessionResult<unknown>[] = [];
       const skipped: { runId: string; error: Error }[] = [];
       for (const runId of await store.listExpired(at, limit)) {
         try {
@@ -174,4 +174,6 @@ export function createSessions(config: SessionsConfig): Sessions {
     },
     play: playClaim,
   };
+  // Every result's `output` was parsed with `agent.output`, whose type is TOutput.
+  return sessions as Sessions<TOutput>;
 }

@@ -8,7 +8,7 @@ import { ConflictError, StateError } from '../errors.js';
 import { beginTurn, driveToRest, newRunId, type Run, resultOf, stateOf } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
 import type { StoredLogs } from '../snapshot/index.js';
-import type { Agent } from '../tools/index.js';
+import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions, TurnStatus } from '../types.js';
 import type { PlayOptions, SessionOptions, SessionResult, TurnClaim } from './api.js';
 import { holdRun, lostClaimError } from './lease.js';
@@ -38,9 +38,9 @@ export function sessionResult(
   snapshot: string | (() => string),
   version: number,
   status?: TurnStatus,
-): SessionResult {
+): SessionResult<unknown> {
   // Not spread: that would read the lazy `snapshot` getter.
-  const result = resultOf(run, snapshot, status) as SessionResult;
+  const result = resultOf(run, snapshot, status) as SessionResult<unknown>;
   result.version = version;
   return result;
 }
@@ -52,7 +52,7 @@ export const isClaim = (run: Run) => stateOf(run) === 'callingModel' || stateOf(
 export type SessionTurns = ReturnType<typeof sessionTurns>;
 
 /** The claim-and-play steps over `store`, each claim lasting `leaseMs` unless renewed. */
-export function sessionTurns(agent: Agent, store: SnapshotStore, leaseMs: number) {
+export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: number) {
   async function load(runId: string, options: TurnOptions): Promise<Loaded> {
     const loaded = await readRun(store, agent, runId, options);
     if (!loaded)
@@ -66,7 +66,7 @@ export function sessionTurns(agent: Agent, store: SnapshotStore, leaseMs: number
   /** Whether another worker holds the run right now (the store's judgement at the read). */
   const leased = (loaded: Loaded) => loaded.lease?.live === true;
 
-  function current(loaded: Loaded): SessionResult {
+  function current(loaded: Loaded): SessionResult<unknown> {
     const status = isClaim(loaded.run) ? 'running' : undefined;
     return sessionResult(loaded.run, loaded.snapshot, loaded.version, status);
   }
@@ -97,7 +97,7 @@ export function sessionTurns(agent: Agent, store: SnapshotStore, leaseMs: number
    * Plays the claimed turn; with `defer`, leaves it for a worker (`play`, which takes the claim's
    * lease over) and returns it as `running`.
    */
-  function proceed(run: Run, claimed: Claim, options: SessionOptions): Promise<SessionResult> {
+  function proceed(run: Run, claimed: Claim, options: SessionOptions): Promise<SessionResult<unknown>> {
     if (!options.defer) return play(run, claimed);
     const result = sessionResult(run, claimed.snapshot, claimed.version, 'running');
     result.claim = { runId: run.runId, owner: claimed.owner, version: claimed.version };
@@ -115,7 +115,7 @@ export function sessionTurns(agent: Agent, store: SnapshotStore, leaseMs: number
    * Plays the claimed turn while renewing the lease, then writes its result (fenced by version and
    * owner). `handBack` ends the hold as a lost claim would, and releases the lease.
    */
-  async function play(run: Run, claimed: Claim, handBack?: AbortSignal): Promise<SessionResult> {
+  async function play(run: Run, claimed: Claim, handBack?: AbortSignal): Promise<SessionResult<unknown>> {
     const { owner, version, claimedAt, logs } = claimed;
     const hold = holdRun({ store, runId: run.runId, owner, version, leaseMs, claimedAt, handBack });
     const signal = run.options.signal;
@@ -158,13 +158,13 @@ export function sessionTurns(agent: Agent, store: SnapshotStore, leaseMs: number
   }
 
   /** A worker died holding the run (its lease is no longer live): take it over and finish its turn. */
-  async function recover(loaded: Loaded, options: SessionOptions = {}): Promise<SessionResult> {
+  async function recover(loaded: Loaded, options: SessionOptions = {}): Promise<SessionResult<unknown>> {
     loaded.run.seq += TAKEOVER_SEQ_GAP;
     beginTurn(loaded.run, 'continue');
     return claimAndRun(loaded.run, loaded.version, loaded.logs, options);
   }
 
-  async function playClaim(job: TurnClaim, options: PlayOptions = {}): Promise<SessionResult> {
+  async function playClaim(job: TurnClaim, options: PlayOptions = {}): Promise<SessionResult<unknown>> {
     const { handBack, ...turnOptions } = options;
     const loaded = await load(job.runId, turnOptions);
     // Played already (an earlier delivery, or a request), and at rest.

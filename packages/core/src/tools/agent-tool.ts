@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { TurnkitError } from '../errors.js';
 import { defineTool } from './define-tool.js';
-import type { Agent, AnyFunctionTool, FunctionTool, SubagentQuestionPolicy } from './definitions.js';
+import type { AnyAgent, AnyFunctionTool, FunctionTool, SubagentQuestionPolicy } from './definitions.js';
 
 /** Options of {@link agentTool}. */
 export interface AgentToolOptions {
@@ -49,7 +49,7 @@ function notRunDirectly(): never {
  * const research = agentTool(researcher, { description: 'Look things up', questions: 'bubble' });
  * const lead = defineAgent({ name: 'lead', instructions: '…', model, tools: [research] });
  */
-export function agentTool(child: Agent, options: AgentToolOptions = {}): AgentTool {
+export function agentTool(child: AnyAgent, options: AgentToolOptions = {}): AgentTool {
   const tool = defineTool({
     name: options.name ?? child.name,
     description:

@@ -4,9 +4,11 @@
  * computed here once, not per turn.
  */
 import { TurnkitError } from '../errors.js';
-import type { ToolSpec } from '../types.js';
+import type { ResponseFormat, ToolSpec } from '../types.js';
 import { answerSubagentTool } from './agent-tool.js';
+import { toJsonSchema } from './define-tool.js';
 import type { Agent, AgentConfig, Tool } from './definitions.js';
+import { checkModelSettings } from './model-settings.js';
 
 /** A question tool's spec with `to`, for a sub-agent whose parent lets it choose who answers. */
 function routedSpec(spec: ToolSpec): ToolSpec {
@@ -21,8 +23,22 @@ function routedSpec(spec: ToolSpec): ToolSpec {
   return { ...spec, function: { ...spec.function, parameters: { ...parameters, properties } } };
 }
 
+/** What the model is asked for when the agent has an `output` schema (computed once). */
+function responseFormatOf<TOutput>(config: AgentConfig<TOutput>): ResponseFormat | undefined {
+  const { output } = config;
+  if (output === undefined) return undefined;
+  if (typeof (output as { safeParse?: unknown })?.safeParse !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', `Agent ${config.name}: output must be a zod schema.`);
+  }
+  return {
+    name: config.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64),
+    schema: toJsonSchema(`Agent ${config.name}: its output schema`, output),
+  };
+}
+
 /**
- * Defines an agent: a model, instructions and tools, plus the policies of the loop.
+ * Defines an agent: a model, instructions and tools, plus the policies of the loop. With an
+ * `output` schema, `TurnResult.output` is the parsed final answer, typed from the schema.
  *
  * @example
  * const agent = defineAgent({
@@ -31,8 +47,15 @@ function routedSpec(spec: ToolSpec): ToolSpec {
  *   model: scriptedModel(['Hello!']),
  *   tools: [queryInventory, askUserQuestion()],
  * });
+ * const triage = defineAgent({
+ *   name: 'triage',
+ *   instructions: ({ context }) => `Triage for ${(context as { team: string }).team}.`,
+ *   model,
+ *   output: z.object({ priority: z.enum(['low', 'high']) }),
+ *   modelSettings: { temperature: 0 },
+ * });
  */
-export function defineAgent(config: AgentConfig): Agent {
+export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Agent<TOutput> {
   if (typeof config.name !== 'string' || config.name.trim() === '' || /[/\s]/.test(config.name)) {
     throw new TurnkitError(
       'CONFIG_INVALID',
@@ -59,6 +82,14 @@ export function defineAgent(config: AgentConfig): Agent {
   if (config.toolErrorMessage !== undefined && typeof config.toolErrorMessage !== 'function') {
     throw new TurnkitError('CONFIG_INVALID', `Agent ${config.name}: toolErrorMessage must be a function.`);
   }
+  if (typeof config.instructions !== 'string' && typeof config.instructions !== 'function') {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${config.name}: instructions must be a string or a function of { context, runId, agentPath }.`,
+    );
+  }
+  if (config.modelSettings !== undefined) checkModelSettings(`Agent ${config.name}`, config.modelSettings);
+  const responseFormat = responseFormatOf(config);
   const tools = [...(config.tools ?? [])];
   // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this
   // agent's model, which answers them with the built-in answer_subagent tool.
@@ -90,5 +121,6 @@ export function defineAgent(config: AgentConfig): Agent {
       headless: tools.filter((tool) => tool.kind !== 'question').map((tool) => tool.spec),
       routed: tools.map((tool) => (tool.kind === 'question' ? routedSpec(tool.spec) : tool.spec)),
     },
+    ...(responseFormat ? { responseFormat } : {}),
   });
 }

@@ -24,14 +24,18 @@ export function hashSchema(schema: unknown): string {
   return sha256Hex(JSON.stringify(schema)).slice(0, 16);
 }
 
-function toJsonSchema(name: string, input: z.ZodType): Record<string, unknown> {
+/**
+ * The JSON Schema of what the model must write to pass `schema` (its input side), without the
+ * `$schema` marker. `owner` names the schema in the error, e.g. "Tool x: its input schema".
+ */
+export function toJsonSchema(owner: string, schema: z.ZodType): Record<string, unknown> {
   try {
-    const { $schema: _drop, ...schema } = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
-    return schema;
+    const { $schema: _drop, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+    return json;
   } catch (error) {
     throw new TurnkitError(
       'CONFIG_INVALID',
-      `Tool ${name}: its input schema cannot be expressed as JSON Schema (${(error as Error).message}). Use plain zod types (objects, strings, numbers, enums, arrays).`,
+      `${owner} cannot be expressed as JSON Schema (${(error as Error).message}). Use plain zod types (objects, strings, numbers, enums, arrays).`,
       { cause: error },
     );
   }
@@ -71,7 +75,9 @@ export function defineTool<Input, Output, Context = unknown>(
     }
   }
   const parameters =
-    config.parameters === undefined ? toJsonSchema(config.name, config.input) : given(config);
+    config.parameters === undefined
+      ? toJsonSchema(`Tool ${config.name}: its input schema`, config.input)
+      : given(config);
   return {
     ...config,
     kind: 'function',

@@ -7,7 +7,15 @@ import type SuperJSON from 'superjson';
 import type { z } from 'zod';
 import type { QuestionLimits } from '../questions/index.js';
 import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
-import type { ModelAdapter, Question, QuestionContext, Telemetry, ToolSpec } from '../types.js';
+import type {
+  ModelAdapter,
+  ModelSettings,
+  Question,
+  QuestionContext,
+  ResponseFormat,
+  Telemetry,
+  ToolSpec,
+} from '../types.js';
 
 /** What a tool's `execute` (and `needsApproval`) receives besides its input. */
 export interface ToolContext<Context = unknown> {
@@ -190,7 +198,7 @@ export type SubagentQuestionPolicy = 'bubble' | 'parent' | 'reject' | 'choose';
 
 /** What ties an agent tool to its child agent. */
 export interface SubagentBinding {
-  agent: Agent;
+  agent: AnyAgent;
   questions: SubagentQuestionPolicy;
 }
 
@@ -200,13 +208,51 @@ export type Tool = AnyFunctionTool | QuestionTool;
 /** How several human interactions requested in one step are handled. */
 export type ParallelQuestionPolicy = 'batch' | 'reject' | 'single';
 
-/** Configuration of {@link defineAgent}. */
-export interface AgentConfig {
+/** What a function `instructions` receives before each model call. */
+export interface InstructionsContext<Context = unknown> {
+  /** The run's application context (`runTurn(agent, { context })`), as tools see it. */
+  context: Context;
+  runId: string;
+  /** Agent names from the top agent down to the one about to call its model. */
+  agentPath: string[];
+}
+
+/**
+ * The system message: a string, or made before each model call from the run's context. Declared
+ * through a method so a function typed for your own context (`(ctx: InstructionsContext<Cart>)`)
+ * fits, as a tool's `execute` does.
+ */
+export type Instructions =
+  | string
+  | {
+      make(ctx: InstructionsContext): string | Promise<string>;
+    }['make'];
+
+/** Configuration of {@link defineAgent}; `TOutput` is what its `output` schema parses to. */
+export interface AgentConfig<TOutput = string> {
   /** Identifies the agent in snapshots, events and `agentPath`; a resume with another name is refused. */
   name: string;
-  /** The system message, sent first on every model call (never stored in the transcript). */
-  instructions: string;
+  /**
+   * The system message, sent first on every model call (never stored in the transcript). A function
+   * is called before each model call (of this agent, also as a sub-agent); when it throws or returns
+   * no string, the turn ends `failed` with `INSTRUCTIONS_ERROR` before the model is called (retry
+   * it with `runTurn(agent, { snapshot })`).
+   */
+  instructions: Instructions;
   model: ModelAdapter;
+  /**
+   * The final answer's shape. The model is asked for JSON matching it (`request.responseFormat`);
+   * an answer that is not JSON or does not match goes back to the model with the issues, within
+   * `maxSteps` (a turn out of steps ends `max_steps`: retry it or send a message). `TurnResult.output`
+   * is then the parsed value, typed — also when a completed run is read again from its snapshot
+   * (another process, `sessions.get`): the stored answer is parsed with the schema the agent has
+   * then, and one it now refuses (the schema changed) is a `SnapshotError` `SNAPSHOT_INCOMPATIBLE`:
+   * give the agent a new `version` and convert stored answers in `migrate`. Sub-agents with an
+   * `output` hand their parent the JSON text as the tool result.
+   */
+  output?: z.ZodType<TOutput>;
+  /** Default settings of this agent's model calls; `TurnOptions.modelSettings` is merged over them. */
+  modelSettings?: ModelSettings;
   tools?: Tool[];
   /** Model calls per turn before the turn ends `max_steps` (default 20). */
   maxSteps?: number;
@@ -236,18 +282,23 @@ export interface AgentConfig {
   telemetry?: Telemetry;
 }
 
-/** An agent made by {@link defineAgent}. */
-export interface Agent extends Readonly<Omit<AgentConfig, 'tools' | 'maxSteps' | 'version'>> {
+/** An agent made by {@link defineAgent}; `TOutput` is the type of its completed `TurnResult.output`. */
+export interface Agent<TOutput = string>
+  extends Readonly<Omit<AgentConfig<TOutput>, 'tools' | 'maxSteps' | 'version'>> {
   readonly tools: readonly Tool[];
   readonly maxSteps: number;
   readonly version: string;
   readonly parallel: ParallelQuestionPolicy;
   /** Tools by name. */
   readonly toolIndex: ReadonlyMap<string, Tool>;
-  /** Specs of every tool, and of every tool but the question tools (for `interactive: false`). */
   /**
    * Specs of every tool; of every tool but the question tools (for `interactive: false`); and of
    * every tool with the question tools taking `to` (for a sub-agent under the `choose` policy).
    */
   readonly toolSpecs: { all: ToolSpec[]; headless: ToolSpec[]; routed: ToolSpec[] };
+  /** What the model is asked for when `output` is set: the schema as JSON Schema, computed once. */
+  readonly responseFormat?: ResponseFormat;
 }
+
+/** An agent of any output type: what the loop, sessions and `agentTool` take. */
+export type AnyAgent = Agent<unknown>;

@@ -9,5 +9,6 @@ export {
 export { defineAgent } from './define-agent.js';
 export { defineTool, hashSchema } from './define-tool.js';
 export type * from './definitions.js';
+export { checkModelSettings, mergeModelSettings } from './model-settings.js';
 export { askUserQuestion } from './question-tool.js';
 export { SHELL_ASK_USAGE, type ShellAskToolOptions, shellAskTool, shellWords } from './shell-ask-tool.js';
