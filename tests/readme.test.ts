@@ -98,6 +98,7 @@ if (!pgUrl && process.env.CI !== 'true') {
 describe('README examples', () => {
   it('lists the examples this suite knows', async () => {
     expect([...(await examples()).keys()].sort()).toEqual([
+      'agent-essentials',
       'ai-sdk-model',
       'background-turns',
       'event-log',
@@ -125,6 +126,17 @@ describe('README examples', () => {
   it('ai-sdk-model: an AI SDK 6 provider model pauses on its tool call and resumes with its usage', async () => {
     const lines = (await runExample('ai-sdk-model')).trim().split('\n');
     expect(lines).toEqual(['needs_input toolu_01', 'Noted: {"answers":{"Cell line":"K562-dTAG"}} 120']);
+  });
+
+  it('agent-essentials: a refused prose answer goes back with its issues; output is the typed value', async () => {
+    const lines = (await runExample('agent-essentials')).trim().split('\n');
+    expect(lines).toEqual([
+      'Plan thaws for the Kim lab. Answer with JSON only.',
+      '{ temperature: 0, maxOutputTokens: 200, seed: 7 }',
+      'thaw_planner',
+      'Your final answer does not match the required output format.',
+      'completed 2 K562',
+    ]);
   });
 
   it('quickstart: pauses, stores the snapshot in a file, and resumes from it', async () => {

@@ -168,6 +168,9 @@ describe('defineAgent({ output })', () => {
     const result = await runTurn(parent, { input: 'Plan it' });
     expect(result.output).toBe('Planned.');
     expect(toolResults(result)).toEqual({ c1: '{"cellLine":"K562","vials":2}' });
+    expect(agentTool(child).description).toBe(
+      'Delegate a task to the planner agent. Returns its final answer as JSON.',
+    );
   });
 
   it('refuses an output that is not a zod schema, or one with no JSON Schema form (CONFIG_INVALID)', () => {

@@ -13,7 +13,11 @@ export interface ScriptedToolCall {
   arguments: unknown;
 }
 
-/** One step of the script: the assistant's text, text and/or tool calls, or a function of the request. */
+/**
+ * One step of the script: the assistant's text, text and/or tool calls, or a function of the
+ * request — which sees all the adapter would: the system message, `tools`, `settings` and
+ * `responseFormat`, so a test can assert what reached the model.
+ */
 export type ScriptedStep =
   | string
   | { text?: string; toolCalls?: ScriptedToolCall[]; usage?: ModelUsage }

@@ -25,7 +25,7 @@ export interface AgentToolOptions {
   questions?: SubagentQuestionPolicy;
 }
 
-/** The tool made by {@link agentTool}: input `{ input }`, result the child's final output. */
+/** The tool made by {@link agentTool}: input `{ input }`, result the child's final output (its JSON text with an `output` schema). */
 export type AgentTool = FunctionTool<{ input: string }, string> & Pick<AnyFunctionTool, 'subagent'>;
 
 const subagentInput = z.object({
@@ -53,7 +53,8 @@ export function agentTool(child: AnyAgent, options: AgentToolOptions = {}): Agen
   const tool = defineTool({
     name: options.name ?? child.name,
     description:
-      options.description ?? `Delegate a task to the ${child.name} agent. Returns its final answer as text.`,
+      options.description ??
+      `Delegate a task to the ${child.name} agent. Returns its final answer as ${child.output ? 'JSON' : 'text'}.`,
     input: subagentInput,
     execute: notRunDirectly,
   });
