@@ -8,7 +8,10 @@ export default defineConfig({
     // Tests run against the packages' sources, so they need no build (exact matches only).
     alias: [
       { find: /^@turnkit\/core$/, replacement: source('core/src/index.ts') },
-      { find: /^@turnkit\/adapters\/ai-sdk$/, replacement: source('adapters/src/ai-sdk/index.ts') },
+      {
+        find: /^@turnkit\/adapters\/ai-sdk$/,
+        replacement: source('adapters/src/protocols/ai-sdk-ui/index.ts'),
+      },
     ],
   },
   test: {

@@ -10,9 +10,12 @@ export default defineConfig({
     alias: [
       { find: /^@turnkit\/core$/, replacement: source('core/src/index.ts') },
       { find: /^@turnkit\/core\/testing$/, replacement: source('core/src/testing/index.ts') },
-      { find: /^@turnkit\/adapters\/file$/, replacement: source('adapters/src/file-store.ts') },
-      { find: /^@turnkit\/adapters\/http$/, replacement: source('adapters/src/http/index.ts') },
-      { find: /^@turnkit\/adapters\/ai-sdk$/, replacement: source('adapters/src/ai-sdk/index.ts') },
+      { find: /^@turnkit\/adapters\/file$/, replacement: source('adapters/src/stores/file-store.ts') },
+      { find: /^@turnkit\/adapters\/http$/, replacement: source('adapters/src/http/public.ts') },
+      {
+        find: /^@turnkit\/adapters\/ai-sdk$/,
+        replacement: source('adapters/src/protocols/ai-sdk-ui/index.ts'),
+      },
     ],
   },
   test: {

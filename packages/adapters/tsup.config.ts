@@ -1,18 +1,19 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
+  // The dist file names are those of the exports map in package.json.
   entry: {
     index: 'src/index.ts',
-    openai: 'src/openai.ts',
-    file: 'src/file-store.ts',
-    redis: 'src/redis-store.ts',
-    postgres: 'src/postgres-store.ts',
-    events: 'src/jsonl-event-log.ts',
-    http: 'src/http/index.ts',
-    'ai-sdk': 'src/ai-sdk/index.ts',
-    'ai-sdk-client': 'src/ai-sdk/client.ts',
-    'ag-ui': 'src/ag-ui/index.ts',
-    mcp: 'src/mcp/index.ts',
+    openai: 'src/models/openai/index.ts',
+    file: 'src/stores/file-store.ts',
+    redis: 'src/stores/redis-store.ts',
+    postgres: 'src/stores/postgres-store.ts',
+    events: 'src/events/jsonl-event-log.ts',
+    http: 'src/http/public.ts',
+    'ai-sdk': 'src/protocols/ai-sdk-ui/index.ts',
+    'ai-sdk-client': 'src/protocols/ai-sdk-ui/client.ts',
+    'ag-ui': 'src/protocols/ag-ui/index.ts',
+    mcp: 'src/protocols/mcp/index.ts',
     otel: 'src/otel/index.ts',
     queue: 'src/queue/index.ts',
   },

@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { aiSdkProtocol } from '@turnkit/adapters/ai-sdk';
 import { fileStore } from '@turnkit/adapters/file';
 import { createHandler } from '@turnkit/adapters/http';
 import { createDemoAgent, DEFAULT_QUESTION_TIMEOUT_MS } from '@turnkit/demo-web/agent';
@@ -45,7 +46,7 @@ export function createChatHandler(options: ChatDemoOptions = {}): (request: Requ
     }),
     store: fileStore(options.dataDir ?? '.turnkit/chat-runs'),
     basePath: API,
-    protocols: { aiSdk: '/chat' },
+    protocols: [aiSdkProtocol({ path: '/chat' })],
     context: (request) => initialFreezer(langOf(request)),
     ...(options.onError ? { onError: options.onError } : {}),
   });

@@ -17,10 +17,8 @@ export type {
   PostgresEventHub,
   PostgresEventHubOptions,
   RedisEventHubOptions,
-} from './event-hubs/index.js';
-export { postgresEventHub, redisEventHub } from './event-hubs/index.js';
-export type { FileStoreOptions } from './file-store.js';
-export { fileStore } from './file-store.js';
+} from './events/hubs/index.js';
+export { postgresEventHub, redisEventHub } from './events/hubs/index.js';
 export type {
   EventHub,
   EventHubOptions,
@@ -29,11 +27,9 @@ export type {
   SubscribeOptions,
   Subscription,
   Unsubscribe,
-} from './http/hub.js';
-export type { JsonlEventLog, JsonlEventLogOptions } from './jsonl-event-log.js';
-export { jsonlEventLog, REDACTED, readEvents, redactEvent } from './jsonl-event-log.js';
-export type { PgQueryable, PostgresStore, PostgresStoreOptions } from './postgres-store.js';
-export { postgresStore } from './postgres-store.js';
+} from './events/index.js';
+export type { JsonlEventLog, JsonlEventLogOptions } from './events/jsonl-event-log.js';
+export { jsonlEventLog, REDACTED, readEvents, redactEvent } from './events/jsonl-event-log.js';
 export type {
   BullmqQueueOptions,
   ConsumeOptions,
@@ -48,5 +44,9 @@ export type {
   WorkerOptions,
 } from './queue/index.js';
 export { bullmqQueue, createWorker, memoryQueue } from './queue/index.js';
-export type { RedisStoreOptions } from './redis-store.js';
-export { redisStore } from './redis-store.js';
+export type { FileStoreOptions } from './stores/file-store.js';
+export { fileStore } from './stores/file-store.js';
+export type { PgQueryable, PostgresStore, PostgresStoreOptions } from './stores/postgres-store.js';
+export { postgresStore } from './stores/postgres-store.js';
+export type { RedisStoreOptions } from './stores/redis-store.js';
+export { redisStore } from './stores/redis-store.js';

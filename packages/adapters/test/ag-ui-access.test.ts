@@ -3,10 +3,10 @@ import { scriptedModel } from '@turnkit/core/testing';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { agUiHandler } from '../src/ag-ui/index.js';
-import { resolveOptions } from '../src/ag-ui/options.js';
-import { agUiRoute } from '../src/ag-ui/route.js';
-import type { RouteInfo } from '../src/http/index.js';
+import type { RouteInfo } from '../src/http/public.js';
+import { agUiHandler } from '../src/protocols/ag-ui/index.js';
+import { resolveOptions } from '../src/protocols/ag-ui/options.js';
+import { agUiRoute } from '../src/protocols/ag-ui/route.js';
 import {
   client,
   closeServers,

@@ -1,7 +1,7 @@
 import { AGUIError } from '@ag-ui/client';
 import { memoryStore } from '@turnkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryReplayStore } from '../src/http/index.js';
+import { memoryReplayStore } from '../src/http/public.js';
 import {
   client,
   closeServers,

@@ -7,8 +7,8 @@
 import { memoryStore } from '@turnkit/core';
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { turnkitSendAutomaticallyWhen } from '../src/ai-sdk/client.js';
-import { aiSdkHandler } from '../src/ai-sdk/index.js';
+import { turnkitSendAutomaticallyWhen } from '../src/protocols/ai-sdk-ui/client.js';
+import { aiSdkHandler } from '../src/protocols/ai-sdk-ui/index.js';
 import { askingAgent, leadAgent, newCounts } from './helpers/ai-sdk-agents.js';
 import {
   AI_VERSIONS,

@@ -16,7 +16,7 @@ import {
 } from '@turnkit/core';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { aiSdkModel } from '../src/ai-sdk/model.js';
+import { aiSdkModel } from '../src/models/ai-sdk/model.js';
 import { mockModel, stream, streamParts, usage } from './helpers/ai-sdk-mock.js';
 
 const tools: ToolSpec[] = [

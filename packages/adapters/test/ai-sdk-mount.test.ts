@@ -1,15 +1,15 @@
 /**
- * The contract `createHandler({ protocols: { aiSdk } })` relies on: `aiSdkMount` behind a host that
+ * The contract `aiSdkProtocol()` relies on: `aiSdkMount` behind a host that
  * checked the bearer token itself, at the host's path, asking `authorize` on its own and handing
  * each turn's result to `onSettled` (the host's event hub).
  */
 import { memoryStore, TurnkitError } from '@turnkit/core';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { turnkitSendAutomaticallyWhen } from '../src/ai-sdk/client.js';
-import { aiSdkMount } from '../src/ai-sdk/handler.js';
-import { aiSdkHandler } from '../src/ai-sdk/index.js';
-import type { RouteInfo } from '../src/http/index.js';
+import type { RouteInfo } from '../src/http/public.js';
+import { turnkitSendAutomaticallyWhen } from '../src/protocols/ai-sdk-ui/client.js';
+import { aiSdkMount } from '../src/protocols/ai-sdk-ui/handler.js';
+import { aiSdkHandler } from '../src/protocols/ai-sdk-ui/index.js';
 import {
   AI_VERSIONS,
   answer,

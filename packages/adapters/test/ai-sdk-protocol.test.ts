@@ -7,8 +7,8 @@
 import { type AgentEvent, defineAgent, ModelError, memoryStore } from '@turnkit/core';
 import type { UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aiSdkHandler } from '../src/ai-sdk/index.js';
-import { memoryReplayStore } from '../src/http/index.js';
+import { memoryReplayStore } from '../src/http/public.js';
+import { aiSdkHandler } from '../src/protocols/ai-sdk-ui/index.js';
 import { assemble, finishOf, postChat, type RawAnswer, userMessage, withPart } from './helpers/ai-sdk-raw.js';
 import { inventoryAgent, type Listening, listen, SECRET } from './http-fixtures.js';
 

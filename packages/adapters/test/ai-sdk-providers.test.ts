@@ -13,7 +13,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ChatMessage, ModelError, runTurn, type TurnResult } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiSdkModel } from '../src/ai-sdk/model.js';
+import { aiSdkModel } from '../src/models/ai-sdk/model.js';
 import {
   ASK_CALL_ID,
   answerChat,

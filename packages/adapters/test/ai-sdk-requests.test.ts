@@ -7,8 +7,8 @@
 import { memoryStore } from '@turnkit/core';
 import type { UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AiSdkHandlerOptions, aiSdkHandler } from '../src/ai-sdk/index.js';
-import type { RouteInfo } from '../src/http/index.js';
+import type { RouteInfo } from '../src/http/public.js';
+import { type AiSdkHandlerOptions, aiSdkHandler } from '../src/protocols/ai-sdk-ui/index.js';
 import { assemble, finishOf, postChat, userMessage, withPart } from './helpers/ai-sdk-raw.js';
 import { inventoryAgent, jsonRequest, type Listening, listen, SECRET } from './http-fixtures.js';
 

@@ -9,7 +9,7 @@
 import { defineAgent, memoryStore, type SnapshotStore, StateError, type TurnkitError } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub, createHandler, type HubMessage } from '../src/http/index.js';
+import { createEventHub, createHandler, type HubMessage } from '../src/http/public.js';
 import { prefersRespondAsync } from '../src/http/routes.js';
 import { memoryQueue } from '../src/queue/memory.js';
 import type { TurnJob, TurnQueue } from '../src/queue/types.js';

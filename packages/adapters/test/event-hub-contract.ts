@@ -6,7 +6,7 @@
  */
 import { TurnkitError } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventHub } from '../src/http/hub.js';
+import type { EventHub } from '../src/events/hub.js';
 import { collector, event, hubRunId, names, seqs, state } from './helpers/hub-fixtures.js';
 
 /** Opens hub instances on one backend, each on its own connection(s). */

@@ -3,7 +3,7 @@
  * with `Last-Event-ID` (bounded by count and by age), and how it ends.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub } from '../src/http/hub.js';
+import { createEventHub } from '../src/events/hub.js';
 import { collector, event, names, seqs, state } from './helpers/hub-fixtures.js';
 
 afterEach(() => {

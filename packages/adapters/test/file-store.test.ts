@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ConflictError, runTurn, SnapshotError, TurnkitError } from '@turnkit/core';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fileStore } from '../src/file-store.js';
+import { fileStore } from '../src/stores/file-store.js';
 import { assembledParts, expectConflict, partsHead } from './helpers/store-fixtures.js';
 import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
 import { describeStoreContract, fakeClock, freshRunId } from './store-contract.js';

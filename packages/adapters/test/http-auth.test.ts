@@ -1,7 +1,7 @@
 import { memoryStore } from '@turnkit/core';
 import { describe, expect, it, vi } from 'vitest';
 import { safeEqual } from '../src/http/auth.js';
-import { createHandler, ROUTE_NAMES, type RouteInfo } from '../src/http/index.js';
+import { createHandler, ROUTE_NAMES, type RouteInfo } from '../src/http/public.js';
 import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 
 const TOKEN = 'a-long-random-api-token';

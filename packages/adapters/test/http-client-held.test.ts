@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { defineAgent, readSnapshotHeader, TurnkitError } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { createEventHub, createHandler } from '../src/http/index.js';
+import { createEventHub, createHandler } from '../src/http/public.js';
 import { inventoryAgent, jsonRequest, readSse, SECRET, type SseEvent, send } from './http-fixtures.js';
 
 const multiAnswer = { answers: { 'Cell lines': { selected: ['K562'], note: 'the young passage' } } };

@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import { memoryStore, TurnkitError } from '@turnkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHandler } from '../src/http/index.js';
+import { createHandler } from '../src/http/public.js';
 import { inventoryAgent, listen } from './http-fixtures.js';
 
 afterEach(() => {

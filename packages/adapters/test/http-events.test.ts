@@ -5,7 +5,7 @@
 import { defineAgent, memoryStore } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub, createHandler, STATE_MESSAGES_MAX_CHARS } from '../src/http/index.js';
+import { createEventHub, createHandler, STATE_MESSAGES_MAX_CHARS } from '../src/http/public.js';
 import { inventoryAgent, jsonRequest, listen, queuedBytes, readSse, send } from './http-fixtures.js';
 
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { memoryStore, type SnapshotStore } from '@turnkit/core';
 import { describe, expect, it, vi } from 'vitest';
-import { createHandler } from '../src/http/index.js';
+import { createHandler } from '../src/http/public.js';
 import { inventoryAgent, send } from './http-fixtures.js';
 
 function storeHandler(options: Parameters<typeof inventoryAgent>[0] = {}, extra = {}) {

@@ -7,7 +7,7 @@ import { defineAgent, defineTool, memoryStore } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createEventHub, createHandler, type HubMessage } from '../src/http/index.js';
+import { createEventHub, createHandler, type HubMessage } from '../src/http/public.js';
 import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 
 const SWEEP_TOKEN = 'sweep-token-0123456789abcdef';

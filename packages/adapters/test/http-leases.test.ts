@@ -7,7 +7,7 @@
  * request took over the expired claim, ran the tool again, and the first answered `running`.)
  */
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../src/http/index.js';
+import { createHandler } from '../src/http/public.js';
 import { bump, sleep, slowApprovalAgent, THAW_CALL_ID } from './helpers/lease-agent.js';
 import { findServers, sharedStores } from './helpers/lease-stores.js';
 import { send } from './http-fixtures.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryStore } from '@turnkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileStore } from '../src/file-store.js';
-import { createHandler } from '../src/http/index.js';
+import { createHandler } from '../src/http/public.js';
+import { fileStore } from '../src/stores/file-store.js';
 import { inventoryAgent, type Listening, listen, readSse, SECRET, type SseEvent } from './http-fixtures.js';
 
 const open: Listening[] = [];

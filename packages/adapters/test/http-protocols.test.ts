@@ -1,5 +1,6 @@
 /**
- * `createHandler({ protocols: { aiSdk, agUi, mcp } })` (DESIGN §15): the three protocols mounted
+ * `createHandler({ protocols: [aiSdkProtocol(), agUiProtocol(), mcpProtocol()] })` (DESIGN §15, §18): the
+ * three protocols mounted
  * beside the handler's routes, behind the same token, `authorize` (with the protocol's route name)
  * and store — a chat id, a thread id and a run id name the same run — each driven by its real
  * client: AI SDK's `AbstractChat`, AG-UI's `HttpAgent`, the MCP SDK's `Client`.
@@ -9,8 +10,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { memoryStore } from '@turnkit/core';
 import * as ai from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { turnkitSendAutomaticallyWhen } from '../src/ai-sdk/client.js';
-import { createEventHub, createHandler, type RouteInfo } from '../src/http/index.js';
+import { createEventHub, createHandler, type RouteInfo } from '../src/http/public.js';
+import { agUiProtocol } from '../src/protocols/ag-ui/index.js';
+import { turnkitSendAutomaticallyWhen } from '../src/protocols/ai-sdk-ui/client.js';
+import { aiSdkProtocol } from '../src/protocols/ai-sdk-ui/index.js';
+import { mcpProtocol } from '../src/protocols/mcp/index.js';
 import { client as agUiClient, post } from './helpers/ag-ui-fixtures.js';
 import { answer, decide, makeChat, partByType, say, serveChat, turnkitOf } from './helpers/ai-sdk-chat.js';
 import { type Elicitation, person } from './helpers/mcp-clients.js';
@@ -39,7 +43,11 @@ function mounted(thawed: string[][], routes: RouteInfo[] = []) {
       return { principal: 'user:ada' };
     },
     eventHub: hub,
-    protocols: { aiSdk: '/chat', agUi: '/ag-ui', mcp: '/mcp' },
+    protocols: [
+      aiSdkProtocol({ path: '/chat' }),
+      agUiProtocol({ path: '/ag-ui' }),
+      mcpProtocol({ path: '/mcp' }),
+    ],
   });
   return { handler, hub };
 }
@@ -149,15 +157,40 @@ describe('createHandler protocols', () => {
 
   it('refuses mount paths that cannot work', () => {
     for (const protocols of [
-      { aiSdk: 'chat' },
-      { agUi: '/runs' },
-      { aiSdk: '/x', agUi: '/x' },
-      { grpc: '/g' },
+      [aiSdkProtocol({ path: 'chat' })],
+      [agUiProtocol({ path: '/runs' })],
+      [aiSdkProtocol({ path: '/x' }), agUiProtocol({ path: '/x' })],
+      [{ grpc: '/g' }],
     ]) {
       expect(() =>
         createHandler({ agent: inventoryAgent(), store: memoryStore(), protocols: protocols as never }),
       ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     }
+  });
+
+  it('refuses the object form of protocols with CONFIG_INVALID, showing the list of mounts to write', () => {
+    const build = () =>
+      createHandler({
+        agent: inventoryAgent(),
+        store: memoryStore(),
+        protocols: { aiSdk: '/chat', mcp: '/mcp' } as never,
+      });
+    expect(build).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(build).toThrow(/protocols: \[aiSdkProtocol\(\{ path: '\/chat' \}\), agUiProtocol/);
+  });
+
+  it('mounts each protocol at its default path when none is given', async () => {
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      protocols: [aiSdkProtocol(), agUiProtocol(), mcpProtocol()],
+      onError: () => {},
+    });
+    // An empty body reaches each protocol's own checks (400), where an unmounted path is a 404.
+    for (const path of ['/chat', '/ag-ui', '/mcp']) {
+      expect((await send(handler, 'POST', path, {})).status, path).not.toBe(404);
+    }
+    expect((await send(handler, 'POST', '/nowhere', {})).status).toBe(404);
   });
 });
 
@@ -188,7 +221,7 @@ describe('createHandler protocols and the event hub, under a race', () => {
       basePath: '/api',
       token: TOKEN,
       eventHub: hub,
-      protocols: { agUi: '/ag-ui' },
+      protocols: [agUiProtocol({ path: '/ag-ui' })],
     });
     const listening = await listen(handler);
     servers.push(listening);

@@ -7,9 +7,9 @@
  */
 import { defineAgent, ModelError, memoryStore } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../src/http/index.js';
 import { toProblem } from '../src/http/problem.js';
-import { openAIModel } from '../src/openai.js';
+import { createHandler } from '../src/http/public.js';
+import { openAIModel } from '../src/models/openai/openai.js';
 import { sendJson, startChatServer } from './helpers/chat-server.js';
 import { jsonRequest, readSse, SECRET, type SseEvent } from './http-fixtures.js';
 

@@ -12,7 +12,7 @@ import {
   memoryReplayStore,
   type ReplayStore,
   redisReplayStore,
-} from '../src/http/index.js';
+} from '../src/http/public.js';
 import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 import { serverUrl } from './store-servers.js';
 

@@ -6,7 +6,7 @@
  */
 import { type AgentEvent, memoryStore, type PutOptions, type SnapshotStore } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { createEventHub, createHandler } from '../src/http/index.js';
+import { createEventHub, createHandler } from '../src/http/public.js';
 import { inventoryAgent, jsonRequest, readSse, type SseEvent, send } from './http-fixtures.js';
 
 const answer = { answers: { 'Cell lines': ['K562'] } };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub, type EventHub, type HubMessage } from '../src/http/hub.js';
+import { createEventHub, type EventHub, type HubMessage } from '../src/events/hub.js';
 import { DEFAULT_MAX_QUEUED_BYTES, formatSse, sseResponse } from '../src/http/sse.js';
 import { queuedBytes, readSse, type SseEvent } from './http-fixtures.js';
 

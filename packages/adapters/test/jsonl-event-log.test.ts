@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentEvent, SnapshotError, TurnkitError } from '@turnkit/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonlEventLog, readEvents } from '../src/jsonl-event-log.js';
+import { jsonlEventLog, readEvents } from '../src/events/jsonl-event-log.js';
 
 const scratch: string[] = [];
 async function tempDir(): Promise<string> {

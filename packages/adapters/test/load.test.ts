@@ -27,9 +27,9 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fileStore } from '../src/file-store.js';
-import { postgresStore } from '../src/postgres-store.js';
-import { redisStore } from '../src/redis-store.js';
+import { fileStore } from '../src/stores/file-store.js';
+import { postgresStore } from '../src/stores/postgres-store.js';
+import { redisStore } from '../src/stores/redis-store.js';
 import { serverUrl } from './store-contract.js';
 
 const RUNS = 100;

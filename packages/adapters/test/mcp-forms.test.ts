@@ -5,7 +5,7 @@
  */
 import type { PendingInteraction } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { elicitations, responsesFrom } from '../src/mcp/forms.js';
+import { elicitations, responsesFrom } from '../src/protocols/mcp/forms.js';
 
 const base = {
   toolCallId: 'call_1',

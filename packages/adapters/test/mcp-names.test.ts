@@ -4,7 +4,7 @@
  * MCP name, and the mapping of a name does not change with what else the server lists.
  */
 import { describe, expect, it } from 'vitest';
-import { mapToolNames } from '../src/mcp/index.js';
+import { mapToolNames } from '../src/protocols/mcp/index.js';
 
 const VALID = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -7,7 +7,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { memoryStore, provideInput, runTurn } from '@turnkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mcpServer, mcpTools } from '../src/mcp/index.js';
+import { mcpServer, mcpTools } from '../src/protocols/mcp/index.js';
 import { labAgent } from './fixtures/mcp-lab.js';
 import { type ThawLog, thawAgent } from './fixtures/mcp-thaw-agent.js';
 import { callOnce, closeClients, mcpClient, SECRET } from './helpers/mcp-clients.js';

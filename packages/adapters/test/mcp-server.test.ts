@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { memoryStore } from '@turnkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mcpServer } from '../src/mcp/index.js';
+import { mcpServer } from '../src/protocols/mcp/index.js';
 import { type ThawLog, thawAgent } from './fixtures/mcp-thaw-agent.js';
 import {
   callOnce,

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { runTurn, type TurnResult } from '@turnkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mcpTools } from '../src/mcp/index.js';
+import { mcpTools } from '../src/protocols/mcp/index.js';
 import { labAgent, labServer } from './fixtures/mcp-lab.js';
 import { listen } from './http-fixtures.js';
 

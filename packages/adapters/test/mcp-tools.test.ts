@@ -15,7 +15,7 @@ import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/serve
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { provideInput, runTurn } from '@turnkit/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { mcpTools } from '../src/mcp/index.js';
+import { mcpTools } from '../src/protocols/mcp/index.js';
 import { type LabLog, LONG_NAME, labAgent, labServer } from './fixtures/mcp-lab.js';
 import { type Listening, listen } from './http-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { ModelError, TurnkitError } from '@turnkit/core';
 import { describe, expect, it, vi } from 'vitest';
-import { openAIModel } from '../src/openai.js';
+import { openAIModel } from '../src/models/openai/openai.js';
 import {
   chunk,
   completion,

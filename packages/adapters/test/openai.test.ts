@@ -1,7 +1,7 @@
 import type { ChatMessage } from '@turnkit/core';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { openAIModel } from '../src/openai.js';
+import { openAIModel } from '../src/models/openai/openai.js';
 import { chunk, completion, sendJson, sendSse, usageChunk } from './helpers/chat-server.js';
 import { messages, request, tools, useChatServer } from './helpers/openai-fixtures.js';
 

@@ -23,7 +23,7 @@ import {
 } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { aiSdkModel } from '../src/ai-sdk/model.js';
+import { aiSdkModel } from '../src/models/ai-sdk/model.js';
 import { otelTelemetry } from '../src/otel/index.js';
 import { mockModel } from './helpers/ai-sdk-mock.js';
 import { bundleFixture, runChild } from './helpers/bundled-child.js';

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresEventHub } from '../src/event-hubs/postgres.js';
-import type { EventHub } from '../src/http/hub.js';
+import type { EventHub } from '../src/events/hub.js';
+import { postgresEventHub } from '../src/events/hubs/postgres.js';
 import { describeSharedHubContract } from './event-hub-contract.js';
 import { collector, event, hubRunId, names, seqs, state } from './helpers/hub-fixtures.js';
 import { serverUrl } from './store-servers.js';

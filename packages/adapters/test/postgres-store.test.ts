@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, runTurn, TurnkitError } from '@turnkit/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresStore } from '../src/postgres-store.js';
+import { postgresStore } from '../src/stores/postgres-store.js';
 import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
 import { describeStoreContract, freshRunId, serverClock, serverUrl } from './store-contract.js';
 

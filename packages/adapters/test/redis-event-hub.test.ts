@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisEventHub } from '../src/event-hubs/redis.js';
-import type { EventHub } from '../src/http/hub.js';
+import type { EventHub } from '../src/events/hub.js';
+import { redisEventHub } from '../src/events/hubs/redis.js';
 import { describeSharedHubContract } from './event-hub-contract.js';
 import { collector, event, hubRunId, names, seqs, state } from './helpers/hub-fixtures.js';
 import { serverUrl } from './store-servers.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, runTurn, TurnkitError } from '@turnkit/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisStore } from '../src/redis-store.js';
+import { redisStore } from '../src/stores/redis-store.js';
 import { partsHead } from './helpers/store-fixtures.js';
 import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
 import { describeStoreContract, freshRunId, serverClock, serverUrl } from './store-contract.js';

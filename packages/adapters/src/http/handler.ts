@@ -6,14 +6,12 @@
  */
 import type { TurnOptions } from '@turnkit/core';
 import { Hono } from 'hono';
+import { createEventHub, hubPublisher, type RequestOnEvent } from '../events/index.js';
 import { corsPolicy, tokenGate } from './auth.js';
 import { type RunBackend, storeBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
-import { createEventHub } from './hub.js';
 import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
 import { servedWithProblems } from './problem.js';
-import { MCP_HEADERS, mountProtocols } from './protocols.js';
-import { hubPublisher, type RequestOnEvent } from './publish.js';
 import { type HandlerEnv, registerRoutes } from './routes.js';
 import { bodySchemas } from './schemas.js';
 import { DEFAULT_MAX_QUEUED_BYTES } from './sse.js';
@@ -95,7 +93,7 @@ export function createHandler(options: HandlerOptions): FetchHandler {
           // Background turns (Prefer: respond-async) from a page on another origin.
           'prefer',
           EVENTS_TOKEN_HEADER,
-          ...(options.protocols?.mcp ? MCP_HEADERS : []),
+          ...(options.protocols ?? []).flatMap((protocol) => protocol.corsHeaders ?? []),
         ],
         expose: ['location', 'preference-applied'],
       }),
@@ -112,13 +110,17 @@ export function createHandler(options: HandlerOptions): FetchHandler {
     });
   }
   app.use('*', tokenGate(options.token));
-  mountProtocols(app, options, {
+  // Token and CORS are the host's; each protocol asks `authorize` itself, knowing its run id.
+  const { token: _token, cors: _cors, basePath: _base, protocols, ...shared } = options;
+  const deps = {
+    options: shared,
     basePath,
     onEvent,
     eventsForRequest: publisher.forRequest,
     onError,
     onSettled: publishState,
-  });
+  };
+  for (const protocol of protocols ?? []) protocol.mount(app, deps);
   registerRoutes(app, {
     backend,
     authorize: options.authorize,

@@ -1,29 +1,26 @@
 /**
- * @turnkit/adapters/http — a TurnKit agent as a Web-standard HTTP handler (`Request → Response`):
- * runs, answers, approvals and live Server-Sent Events, with errors as RFC 9457 problem details.
+ * The door of `http/` for the folders above it (the protocol mounts): the public API of
+ * `@turnkit/adapters/http` (public.ts) plus the parts a mount is built from — the token gate and
+ * CORS, body reading, client-held signing, option checks, problem details, SSE framing — and the
+ * `ProtocolMount` interface through which `createHandler` is handed a mount.
  */
-
-export type { Authorize, AuthorizeResult, RouteInfo, RouteName } from './auth.js';
-export { ROUTE_NAMES } from './auth.js';
-export { DEFAULT_MAX_BODY_BYTES } from './body.js';
-export { eventsToken, MIN_SECRET_LENGTH } from './client-held.js';
-export { createHandler } from './handler.js';
+export type { Authorize, RouteInfo } from './auth.js';
+export { authorizeRoute, corsPolicy, tokenGate, unauthorizedResponse } from './auth.js';
+export { readJson } from './body.js';
+export type { ReplayGuard } from './client-held.js';
+export { assertSigning, clientHeldBackend, withKeys } from './client-held.js';
 export type {
-  EventHub,
-  EventHubOptions,
-  HubListener,
-  HubMessage,
-  SubscribeOptions,
-  Subscription,
-  Unsubscribe,
-} from './hub.js';
-export { createEventHub } from './hub.js';
-export type { FetchHandler, HandlerOptions, ProtocolMounts } from './options.js';
-export { DEFAULT_REPLAY_TTL_MS } from './options.js';
-export type { HttpProblemCode, ProblemBody, ProblemCode } from './problem.js';
-export { PROBLEM_STATUS } from './problem.js';
-export type { RedisReplayClient, ReplayStore } from './replay.js';
-export { memoryReplayStore, redisReplayStore } from './replay.js';
-export { DEFAULT_MAX_QUEUED_BYTES } from './sse.js';
-export type { RunView } from './view.js';
-export { STATE_MESSAGES_MAX_CHARS } from './view.js';
+  FetchHandler,
+  HandlerOptions,
+  MountDeps,
+  MountOptions,
+  ProtocolMount,
+  ProtocolMountOptions,
+} from './options.js';
+export { checkOptions, DEFAULT_REPLAY_TTL_MS } from './options.js';
+export { HttpProblem, problemResponse, servedWithProblems, toProblem } from './problem.js';
+
+export type { ReplayStore } from './replay.js';
+export type { HandlerEnv } from './routes.js';
+export { parseBody } from './schemas.js';
+export { DEFAULT_MAX_QUEUED_BYTES, formatSse } from './sse.js';

@@ -4,22 +4,57 @@
  * `TurnkitError` `CONFIG_INVALID`, never on the first request.
  */
 
-import { type Agent, type AgentEvent, type SnapshotStore, TurnkitError } from '@turnkit/core';
-import { checkCount } from '../counts.js';
-import type { TurnQueue } from '../queue/types.js';
+import {
+  type Agent,
+  type AgentEvent,
+  type SnapshotStore,
+  TurnkitError,
+  type TurnResult,
+} from '@turnkit/core';
+import type { Hono } from 'hono';
+import { checkCount, type EventHub } from '../events/index.js';
+import type { TurnQueue } from '../queue/index.js';
 import type { Authorize } from './auth.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import type { EventHub } from './hub.js';
 import type { ReplayStore } from './replay.js';
+import type { HandlerEnv } from './routes.js';
 
-/** Where each protocol is mounted, relative to the handler's `basePath` (e.g. `{ aiSdk: '/chat' }`). */
-export interface ProtocolMounts {
-  /** AI SDK 6 `useChat` (UI message stream): `POST <path>`, `GET <path>/:id`. */
-  aiSdk?: string;
-  /** AG-UI 1.0: `POST <path>` with a `RunAgentInput`, AG-UI events over SSE. */
-  agUi?: string;
-  /** MCP (Streamable HTTP, protocol 2026-07-28): the agent as one pausable MCP tool. */
-  mcp?: string;
+/** The handler's options a mount shares: all but those the handler applies itself before a mount. */
+export type MountOptions = Omit<HandlerOptions, 'token' | 'cors' | 'basePath' | 'protocols'>;
+
+/** What `createHandler` hands each mount. */
+export interface MountDeps {
+  /** The handler's options (store, secret, encrypt, replay, limits, `authorize`, `context`…). */
+  options: MountOptions;
+  /** The handler's own base path ('' for none); a mount's routes sit at `basePath + path`. */
+  basePath: string;
+  /** The handler's `onEvent`, which also publishes to its hub. */
+  onEvent(event: AgentEvent): void;
+  /** A fresh `onEvent` for one request, holding a turn's events until its claim is written. */
+  eventsForRequest(): (event: AgentEvent) => void;
+  onError(error: unknown, request: Request, run?: { runId: string; agentPath: string[] }): void;
+  /** Publishes a finished turn's state to the hub. */
+  onSettled(result: TurnResult): void;
+}
+
+/** Where a protocol is mounted, relative to the handler's `basePath` (e.g. `{ path: '/chat' }`). */
+export interface ProtocolMountOptions {
+  path?: string;
+}
+
+/**
+ * A protocol `createHandler` can mount, made by `aiSdkProtocol()` (`@turnkit/adapters/ai-sdk`),
+ * `agUiProtocol()` (`/ag-ui`) or `mcpProtocol()` (`/mcp`).
+ */
+export interface ProtocolMount {
+  /** The route name `authorize` is asked about (`aiSdk`, `agUi`, `mcp`). */
+  readonly name: string;
+  /** Where it is mounted, relative to the handler's `basePath`, e.g. `/chat`. */
+  readonly path: string;
+  /** Request headers its clients send beside the handler's own (allowed by CORS). */
+  readonly corsHeaders?: readonly string[];
+  /** Registers its routes on the handler's app (after the token check, before the handler's routes). */
+  mount(app: Hono<HandlerEnv>, deps: MountDeps): void;
 }
 
 /** A Web-standard request handler. */
@@ -71,10 +106,11 @@ export interface HandlerOptions {
    */
   sweepToken?: string;
   /**
-   * Standard protocols mounted beside the routes, at these paths (relative to `basePath`), with the
-   * same store, token, `authorize`, CORS and limits: `{ aiSdk: '/chat', agUi: '/ag-ui', mcp: '/mcp' }`.
+   * Standard protocols mounted beside the routes (paths relative to `basePath`), with the same
+   * store, token, `authorize`, CORS and limits, each made by its own subpath's factory so a handler
+   * bundles only those it mounts: `[aiSdkProtocol({ path: '/chat' }), agUiProtocol(), mcpProtocol()]`.
    */
-  protocols?: ProtocolMounts;
+  protocols?: readonly ProtocolMount[];
   /**
    * Your own access check (cookies, JWT…), asked about each named route the router matched, after
    * `token` (with both, both must pass). Return `{ principal }` to bind the runs a caller starts to
@@ -165,22 +201,31 @@ function checkProtection(options: HandlerOptions): void {
   }
 }
 
-/** Mount paths must be plain, distinct, and clear of the handler's own routes. */
-function checkMounts(mounts: ProtocolMounts | undefined): void {
+/** How the mounts are written since protocols are passed in (the object form loaded all three). */
+const MOUNTS_FORM =
+  "protocols: [aiSdkProtocol({ path: '/chat' }), agUiProtocol({ path: '/ag-ui' }), mcpProtocol({ path: '/mcp' })], " +
+  "each imported from its subpath ('@turnkit/adapters/ai-sdk', '/ag-ui', '/mcp')";
+
+/** Mounts must be made by a protocol's factory, at plain, distinct paths clear of the handler's own routes. */
+function checkMounts(mounts: readonly ProtocolMount[] | undefined): void {
   if (mounts === undefined) return;
-  const paths = Object.entries(mounts).filter(([, path]) => path !== undefined);
+  if (!Array.isArray(mounts)) throw invalid(`\`protocols\` is a list of mounts: write ${MOUNTS_FORM}.`);
   const seen = new Set<string>();
-  for (const [name, path] of paths) {
-    if (!['aiSdk', 'agUi', 'mcp'].includes(name))
-      throw invalid(`protocols.${name} is not a protocol TurnKit speaks (aiSdk, agUi, mcp).`);
+  for (const mount of mounts) {
+    if (typeof mount?.mount !== 'function' || typeof mount.name !== 'string') {
+      throw invalid(
+        `protocols holds ${JSON.stringify(mount)}, which is not a protocol mount: write ${MOUNTS_FORM}.`,
+      );
+    }
+    const { name, path } = mount;
     if (typeof path !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) {
       throw invalid(
-        `protocols.${name} must be a path such as "/chat" (letters, digits, . _ ~ -), got ${JSON.stringify(path)}.`,
+        `protocol ${name} must be mounted at a path such as "/chat" (letters, digits, . _ ~ -), got ${JSON.stringify(path)}.`,
       );
     }
     if (path === '/runs' || path.startsWith('/runs/') || path === '/sweep') {
       throw invalid(
-        `protocols.${name} (${path}) would hide the handler's own /runs or /sweep routes: choose another path.`,
+        `protocol ${name} (${path}) would hide the handler's own /runs or /sweep routes: choose another path.`,
       );
     }
     if (seen.has(path)) throw invalid(`protocols: two protocols are mounted at ${path}.`);

@@ -10,16 +10,21 @@
  */
 import type { ResponseInput, TurnOptions } from '@turnkit/core';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import type { TurnQueue } from '../queue/types.js';
+import {
+  type EventHub,
+  expiredResolution,
+  parseSeq,
+  type RequestOnEvent,
+  stateMessage,
+  toView,
+} from '../events/index.js';
+import type { TurnQueue } from '../queue/index.js';
 import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
 import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
-import { type EventHub, parseSeq } from './hub.js';
 import { HttpProblem } from './problem.js';
-import { type RequestOnEvent, stateMessage } from './publish.js';
 import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
 import { sseResponse } from './sse.js';
-import { expiredResolution, toView } from './view.js';
 
 /** The handler's Hono environment: the principal `authorize` named, if any. */
 export type HandlerEnv = { Variables: { principal: string | undefined } };

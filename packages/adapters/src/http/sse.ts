@@ -24,7 +24,7 @@ import {
   positionOf,
   type Subscription,
   type Unsubscribe,
-} from './hub.js';
+} from '../events/index.js';
 
 /** Default `maxQueuedBytes`: 8 MiB per stream. */
 export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;

@@ -5,7 +5,7 @@
 
 import { TurnkitError } from '@turnkit/core';
 import type { ConnectionOptions, Job, Queue, Worker } from 'bullmq';
-import { countOr } from '../counts.js';
+import { countOr } from '../events/index.js';
 import {
   type ConsumeOptions,
   type DeadLetter,

@@ -5,7 +5,7 @@
  * per claim, retries with doubling backoff, dead letters after the last attempt.
  */
 
-import { checkCount } from '../counts.js';
+import { checkCount } from '../events/index.js';
 import {
   type ConsumeOptions,
   type DeadLetter,

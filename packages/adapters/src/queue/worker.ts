@@ -16,9 +16,7 @@ import {
   StateError,
   TurnkitError,
 } from '@turnkit/core';
-import { countOr } from '../counts.js';
-import { createEventHub, type EventHub } from '../http/hub.js';
-import { hubPublisher } from '../http/publish.js';
+import { countOr, createEventHub, type EventHub, hubPublisher } from '../events/index.js';
 import type { JobDelivery, TurnJob, TurnQueue } from './types.js';
 
 /** Options of {@link createWorker}. */

@@ -9,8 +9,8 @@ import { EventSchemas } from '@ag-ui/core/schemas';
 import { type Agent, agentTool, defineAgent, defineTool, type ModelRequest } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { z } from 'zod';
-import { agUiHandler } from '../../src/ag-ui/index.js';
-import type { AgUiHandlerOptions } from '../../src/ag-ui/options.js';
+import { agUiHandler } from '../../src/protocols/ag-ui/index.js';
+import type { AgUiHandlerOptions } from '../../src/protocols/ag-ui/options.js';
 import { type Listening, listen, readSse } from '../http-fixtures.js';
 
 export { cellLineQuestion, inventoryAgent, SECRET } from '../http-fixtures.js';

@@ -9,7 +9,7 @@ import type { ChatState, ChatStatus, UIMessage } from 'ai';
 import * as latest from 'ai';
 import * as exact from 'ai-6.0.0';
 import { afterEach, expect } from 'vitest';
-import { type TurnkitMetadata, turnkitMetadataOf } from '../../src/ai-sdk/client.js';
+import { type TurnkitMetadata, turnkitMetadataOf } from '../../src/protocols/ai-sdk-ui/client.js';
 import { type Listening, listen } from '../http-fixtures.js';
 
 /** The two `ai` versions the chat tests run on. */

@@ -9,7 +9,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { type Agent, askUserQuestion, defineAgent } from '@turnkit/core';
-import { aiSdkModel } from '../../src/ai-sdk/model.js';
+import { aiSdkModel } from '../../src/models/ai-sdk/model.js';
 import { mockModel } from './ai-sdk-mock.js';
 import { chunk, type ReceivedRequest, sendSse, usageChunk } from './chat-server.js';
 

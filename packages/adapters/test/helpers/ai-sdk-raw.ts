@@ -7,7 +7,7 @@
 import type { UIMessage } from 'ai';
 import * as latest from 'ai';
 import { expect } from 'vitest';
-import type { TurnkitMetadata } from '../../src/ai-sdk/client.js';
+import type { TurnkitMetadata } from '../../src/protocols/ai-sdk-ui/client.js';
 import { expectValidChunk, readChunks } from './ai-sdk-chat.js';
 
 /** What a raw POST got back: the streamed chunks, or the problem body. */

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { postgresEventHub } from '../../src/event-hubs/postgres.js';
-import { postgresStore } from '../../src/postgres-store.js';
+import { postgresEventHub } from '../../src/events/hubs/postgres.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
 import type { EventsServerConfig } from '../fixtures/events-server.js';
 import { bundleProcesses } from './bundled-child.js';
 

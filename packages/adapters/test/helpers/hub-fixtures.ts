@@ -4,7 +4,7 @@
  * own timeout is the limit).
  */
 import { randomBytes } from 'node:crypto';
-import type { HubListener, HubMessage } from '../../src/http/hub.js';
+import type { HubListener, HubMessage } from '../../src/events/hub.js';
 
 /** A run id no other test uses. */
 export const hubRunId = (label: string): string => `run_${label}_${randomBytes(6).toString('hex')}`;

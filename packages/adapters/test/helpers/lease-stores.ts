@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { memoryStore, type SnapshotStore } from '@turnkit/core';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { fileStore } from '../../src/file-store.js';
-import { postgresStore } from '../../src/postgres-store.js';
-import { redisStore } from '../../src/redis-store.js';
+import { fileStore } from '../../src/stores/file-store.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
+import { redisStore } from '../../src/stores/redis-store.js';
 import { serverUrl } from '../store-servers.js';
 
 export type StoreKind = 'memory' | 'file' | 'redis' | 'postgres';

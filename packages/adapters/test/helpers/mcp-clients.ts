@@ -4,7 +4,7 @@
  * multi-round-trip loop) or without (each `input_required` returned to the test).
  */
 import { Client, type ElicitResult, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { McpServerHandler } from '../../src/mcp/index.js';
+import type { McpServerHandler } from '../../src/protocols/mcp/index.js';
 
 /** Clients opened by {@link mcpClient}; {@link closeClients} closes them. */
 const opened: Client[] = [];

@@ -4,7 +4,7 @@
  */
 import { type ChatMessage, ModelError, type ModelRequest, type ToolSpec } from '@turnkit/core';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { type OpenAIModelOptions, openAIModel } from '../../src/openai.js';
+import { type OpenAIModelOptions, openAIModel } from '../../src/models/openai/openai.js';
 import { type ChatServer, startChatServer } from './chat-server.js';
 
 /** A transcript with every message kind, a tool round trip and non-ASCII text. */

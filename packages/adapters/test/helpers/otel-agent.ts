@@ -5,7 +5,7 @@
  */
 import { type Agent, askUserQuestion, defineAgent, defineTool, type Telemetry } from '@turnkit/core';
 import { z } from 'zod';
-import { aiSdkModel } from '../../src/ai-sdk/model.js';
+import { aiSdkModel } from '../../src/models/ai-sdk/model.js';
 import { mockModel } from './ai-sdk-mock.js';
 
 const question = JSON.stringify({

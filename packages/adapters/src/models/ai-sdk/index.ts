@@ -1,0 +1,7 @@
+/**
+ * The AI SDK *model* adapter: any AI SDK 6 provider model (provider spec v3) as a TurnKit
+ * `ModelAdapter`. Published at `@turnkit/adapters/ai-sdk` beside the `useChat` protocol, which
+ * lives apart in `protocols/ai-sdk-ui/`.
+ */
+export type { AiSdkCallSettings, AiSdkModelOptions } from './model.js';
+export { aiSdkModel } from './model.js';
