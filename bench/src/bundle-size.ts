@@ -1,0 +1,102 @@
+/**
+ * What a Workers-style bundle of the README's minimal handler costs (DESIGN §18, issue 25):
+ * `createHandler({ agent, secret })` alone, then with each protocol mounted, bundled by esbuild
+ * (`platform: 'browser'`, minified) from the BUILT adapters, gzipped -9. "own" is TurnKit's code
+ * alone (core and adapters: zod, xstate, hono, superjson, @noble and the MCP SDK left out); "all"
+ * counts them. Node built-ins stay imports (the handler's HMAC still uses `node:crypto` today).
+ *
+ * `npm run bench:bundle [-- <adapters dist>]`: pass another build's `dist` (e.g. one made from an
+ * earlier commit) to compare; a build without the mount factories is given the old object form.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const dist = resolve(
+  process.argv[2] ?? fileURLToPath(new URL('../../packages/adapters/dist', import.meta.url)),
+);
+const benchDir = fileURLToPath(new URL('..', import.meta.url));
+const NODE = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+const DEPENDENCIES = [
+  'zod',
+  'zod/*',
+  'xstate',
+  'hono',
+  'hono/*',
+  'superjson',
+  '@noble/*',
+  '@modelcontextprotocol/*',
+];
+
+type Protocol = 'aiSdk' | 'agUi' | 'mcp';
+const FACTORY: Record<Protocol, { file: string; name: string; path: string }> = {
+  aiSdk: { file: 'ai-sdk.js', name: 'aiSdkProtocol', path: '/chat' },
+  agUi: { file: 'ag-ui.js', name: 'agUiProtocol', path: '/ag-ui' },
+  mcp: { file: 'mcp.js', name: 'mcpProtocol', path: '/mcp' },
+};
+/** Whether this build hands mounts in (`protocols: [...]`) or takes the old object form. */
+const mountsHandedIn = readFileSync(resolve(dist, 'ai-sdk.js'), 'utf8').includes('aiSdkProtocol');
+
+/** The README's minimal client-held handler, with these protocols mounted. */
+function entry(protocols: Protocol[]): string {
+  const lines = [
+    "import { defineAgent } from '@turnkit/core';",
+    `import { createHandler } from ${JSON.stringify(resolve(dist, 'http.js'))};`,
+  ];
+  let mounts = '';
+  if (mountsHandedIn) {
+    for (const p of protocols) {
+      lines.push(`import { ${FACTORY[p].name} } from ${JSON.stringify(resolve(dist, FACTORY[p].file))};`);
+    }
+    mounts = `[${protocols.map((p) => `${FACTORY[p].name}()`).join(', ')}]`;
+  } else {
+    mounts = `{ ${protocols.map((p) => `${p}: '${FACTORY[p].path}'`).join(', ')} }`;
+  }
+  lines.push(
+    "const agent = defineAgent({ name: 'lab', model: { async generate() { return { message: { role: 'assistant', content: 'ok' } }; } } });",
+    `export default { fetch: createHandler({ agent, secret: 'a-secret-of-at-least-32-characters!!'${
+      protocols.length ? `, protocols: ${mounts}` : ''
+    } }) };`,
+  );
+  return lines.join('\n');
+}
+
+async function gzipped(source: string, external: string[]): Promise<{ min: number; gzip: number }> {
+  const result = await build({
+    stdin: { contents: source, resolveDir: benchDir, loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+    external,
+  });
+  const code = result.outputFiles[0]!.contents;
+  return { min: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength };
+}
+
+const CASES: Array<[string, Protocol[]]> = [
+  ['handler alone', []],
+  ['+ aiSdk', ['aiSdk']],
+  ['+ agUi', ['agUi']],
+  ['+ mcp', ['mcp']],
+  ['+ all three', ['aiSdk', 'agUi', 'mcp']],
+];
+
+if (!existsSync(resolve(dist, 'http.js')))
+  throw new Error(`no built adapters at ${dist}: run npx turbo run build`);
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`.padStart(9);
+console.log(`adapters: ${dist} (${mountsHandedIn ? 'protocols: [mounts]' : 'protocols: { object form }'})`);
+console.log(
+  `${'bundle'.padEnd(15)} ${'own min'.padStart(9)} ${'own gzip'.padStart(9)} ${'all min'.padStart(9)} ${'all gzip'.padStart(9)}`,
+);
+for (const [name, protocols] of CASES) {
+  const source = entry(protocols);
+  const own = await gzipped(source, [...NODE, ...DEPENDENCIES]);
+  const all = await gzipped(source, NODE);
+  console.log(`${name.padEnd(15)} ${kb(own.min)} ${kb(own.gzip)} ${kb(all.min)} ${kb(all.gzip)}`);
+}
