@@ -260,7 +260,7 @@ describe('turnkitSendAutomaticallyWhen', () => {
   });
 
   it('bundles for a browser from @turnkit/adapters/ai-sdk/client with no import at all', async () => {
-    const entry = fileURLToPath(new URL('../src/ai-sdk/client.ts', import.meta.url));
+    const entry = fileURLToPath(new URL('../src/protocols/ai-sdk-ui/client.ts', import.meta.url));
     const result = await build({
       entryPoints: [entry],
       bundle: true,
