@@ -1,6 +1,6 @@
 /**
  * The AG-UI route, behind whatever checked the bearer token and CORS (`agUiHandler`, or
- * `createHandler`'s `protocols: { agUi }` mount): body (bounded, JSON) → `authorize` about route
+ * the `agUiProtocol()` mount of `createHandler`): body (bounded, JSON) → `authorize` about route
  * `agUi` with the thread id as run id → `RunAgentInput` validation → the thread → the action → its
  * event stream. Anything refused before the stream starts is an RFC 9457 problem (4xx; a server
  * fault is the generic 500 and goes to `onError`), never a stack trace.

@@ -119,7 +119,7 @@ export function aiSdkHandler(options: AiSdkHandlerOptions): FetchHandler {
 }
 
 /**
- * {@link aiSdkHandler} with the hooks of `createHandler({ protocols: { aiSdk } })`, which mounts it
+ * {@link aiSdkHandler} with the hooks of `createHandler`, which `aiSdkProtocol()` mounts
  * with its own `basePath` plus the mount path, and checks `token` and CORS itself (it passes
  * neither).
  */
