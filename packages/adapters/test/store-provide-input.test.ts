@@ -48,10 +48,12 @@ type FormKind = keyof typeof FORMS;
 
 /** The form's JSON Schema as `pending[0].payload.schema` shows it: the zod schema converted, the JSON Schema as given. */
 const SHOWN_SCHEMA: Record<FormKind, Record<string, unknown>> = {
+  // As z.toJSONSchema writes it: a zod object refuses keys it does not name.
   zod: {
     type: 'object',
     properties: { box: { type: 'string', enum: BOXES } },
     required: ['box'],
+    additionalProperties: false,
   },
   jsonSchema: FORMS.jsonSchema.jsonSchema,
 };
