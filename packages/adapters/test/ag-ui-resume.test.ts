@@ -12,6 +12,7 @@ import {
   serveAgUi,
   typesOf,
 } from './helpers/ag-ui-fixtures.js';
+import { respellings } from './http-fixtures.js';
 
 afterEach(closeServers);
 
@@ -132,6 +133,41 @@ describe('a replayed resume', () => {
       resume,
     });
     expect(older).toMatchObject({ status: 409, problem: { code: 'CONFLICT' } });
+    expect(thawed).toEqual([['K562']]);
+  });
+});
+
+describe('a respelled encrypted state with replay: reject', () => {
+  it('is refused each time: one approval runs the tool once', async () => {
+    const thawed: string[][] = [];
+    const url = await serveAgUi({
+      agent: inventoryAgent({ thawed }),
+      secret: SECRET,
+      encrypt: true,
+      replay: 'reject',
+      replayStore: memoryReplayStore(),
+    });
+    const lab = await upToApproval(url, 'thread-respelled');
+    const held = (lab.agent.state as { turnkit: string }).turnkit;
+    const resume = [
+      {
+        interruptId: lab.agent.pendingInterrupts[0]!.id,
+        status: 'resolved' as const,
+        payload: { approved: true },
+      },
+    ];
+    const messages = lab.agent.messages;
+    await lab.run({ resume });
+    expect(thawed).toEqual([['K562']]);
+    for (const [index, turnkit] of respellings(held).entries()) {
+      await post(url, {
+        threadId: 'thread-respelled',
+        runId: `r-respelled-${index}`,
+        state: { turnkit },
+        messages,
+        resume,
+      });
+    }
     expect(thawed).toEqual([['K562']]);
   });
 });

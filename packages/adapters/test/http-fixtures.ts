@@ -191,3 +191,20 @@ export async function queuedBytes(
     bytes += next.value.byteLength;
   }
 }
+
+/**
+ * Other spellings of an encrypted snapshot's `enc` member that lenient JSON would read as the same
+ * (a space, keys reordered, an extra key, a padded iv, an escaped letter): each must be refused.
+ */
+export function respellings(snapshot: string): string[] {
+  const cut = snapshot.indexOf(',"enc":');
+  const enc = JSON.parse(snapshot).enc as Record<string, string>;
+  const withEnc = (text: string) => `${snapshot.slice(0, cut)},"enc":${text}}`;
+  return [
+    withEnc(JSON.stringify(enc).replace('{', '{ ')),
+    withEnc(JSON.stringify({ iv: enc.iv, alg: enc.alg, tag: enc.tag, ct: enc.ct })),
+    withEnc(JSON.stringify({ ...enc, extra: true })),
+    withEnc(JSON.stringify({ ...enc, iv: `${enc.iv}=` })),
+    withEnc(JSON.stringify(enc).replace('"A256GCM"', '"\\u0041256GCM"')),
+  ];
+}

@@ -13,7 +13,7 @@ import {
   type ReplayStore,
   redisReplayStore,
 } from '../src/http/public.js';
-import { inventoryAgent, SECRET, send } from './http-fixtures.js';
+import { inventoryAgent, respellings, SECRET, send } from './http-fixtures.js';
 import { serverUrl } from './store-servers.js';
 
 const answer = { answers: { 'Cell lines': ['K562'] } };
@@ -67,6 +67,17 @@ describe("replay: 'reject'", () => {
       snapshot: first.body.snapshot,
     });
     expect(next.body.output).toBe('You are welcome.');
+  });
+
+  it('refuses every re-encoding of a used encrypted snapshot: the approved tool ran once', async () => {
+    const { handler, thawed, runId, snapshot } = await pausedAtApproval({ ...rejecting(), encrypt: true });
+    const first = await send(handler, 'POST', `/runs/${runId}/approve`, { snapshot });
+    expect(first.body.status).toBe('completed');
+    for (const respelled of respellings(snapshot)) {
+      const again = await send(handler, 'POST', `/runs/${runId}/approve`, { snapshot: respelled });
+      expect(again.status).not.toBe(200);
+    }
+    expect(thawed).toEqual([['K562']]);
   });
 
   it('lets exactly one of two concurrent uses of a snapshot through', async () => {

@@ -255,6 +255,7 @@ describe('readSnapshotHeader', () => {
       seq: result.events.at(-1)!.seq,
       version: 2,
       encrypted: false,
+      nonce: JSON.parse(result.snapshot).sig,
     });
     const edited = result.snapshot.replace(result.runId, 'run_someone_else_entirely');
     expect(() => readSnapshotHeader(edited, { secret })).toThrow(
@@ -294,6 +295,7 @@ describe('encrypted snapshots (format 2)', () => {
       seq: paused.events.at(-1)!.seq,
       version: 2,
       encrypted: true,
+      nonce: JSON.parse(paused.snapshot).enc.iv,
     });
     expect(readSnapshotHeader(paused.snapshot, { secret }).encrypted).toBe(true);
     const done = await answerQuestion(agent, paused.snapshot, { answers: 'K562-dTAG' });
@@ -333,6 +335,47 @@ describe('encrypted snapshots (format 2)', () => {
     expect(await codeOf(answerQuestion(otherSecret, paused.snapshot, { answers: 'K562-dTAG' }))).toBe(
       'SNAPSHOT_TAMPERED',
     );
+  });
+
+  it('refuses every re-encoding of the "enc" member with SNAPSHOT_TAMPERED, so one snapshot has one form', async () => {
+    const agent = encrypting();
+    const paused = await runTurn(agent, { input: 'go' });
+    const cut = paused.snapshot.indexOf(',"enc":');
+    const header = paused.snapshot.slice(0, cut);
+    const enc = JSON.parse(paused.snapshot).enc as { alg: string; iv: string; tag: string; ct: string };
+    const withEnc = (text: string) => `${header},"enc":${text}}`;
+    const variants = [
+      withEnc(JSON.stringify(enc).replace('{', '{ ')),
+      withEnc(JSON.stringify({ iv: enc.iv, alg: enc.alg, tag: enc.tag, ct: enc.ct })),
+      withEnc(JSON.stringify({ ...enc, extra: 1 })),
+      withEnc(JSON.stringify({ ...enc, iv: `${enc.iv}=` })),
+      withEnc(JSON.stringify(enc).replace('"A256GCM"', '"\\u0041256GCM"')),
+      `${paused.snapshot} `,
+    ];
+    expect(withEnc(JSON.stringify(enc))).toBe(paused.snapshot);
+    for (const variant of variants) {
+      expect(variant).not.toBe(paused.snapshot);
+      expect(await codeOf(answerQuestion(agent, variant, { answers: 'K562-dTAG' }))).toBe(
+        'SNAPSHOT_TAMPERED',
+      );
+      expect(() => readSnapshotHeader(variant, { secret })).toThrow(
+        expect.objectContaining({ code: 'SNAPSHOT_TAMPERED' }),
+      );
+    }
+  });
+
+  it('refuses an iv whose unused low bits are set (a second spelling of the same bytes)', async () => {
+    const agent = encrypting();
+    const paused = await runTurn(agent, { input: 'go' });
+    const { iv } = JSON.parse(paused.snapshot).enc as { iv: string };
+    // 12 bytes are 16 characters with no spare bits; the 16-byte tag (22 characters) has 4 spare bits.
+    const { tag } = JSON.parse(paused.snapshot).enc as { tag: string };
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(tag.at(-1)!);
+    const respelled = `${tag.slice(0, -1)}${alphabet[last ^ 1]}`;
+    const variant = paused.snapshot.replace(`"tag":"${tag}"`, `"tag":"${respelled}"`);
+    expect(iv).toHaveLength(16);
+    expect(await codeOf(answerQuestion(agent, variant, { answers: 'K562-dTAG' }))).toBe('SNAPSHOT_TAMPERED');
   });
 
   it('needs a secret to encrypt', () => {

@@ -10,11 +10,10 @@
  * `replay: 'reject'` each snapshot resumes at most once (see replay.ts); otherwise tools with side
  * effects must deduplicate on `ctx.idempotencyKey`.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import {
   type Agent,
   defineAgent,
-  parseSnapshot,
   readSnapshotHeader,
   respond,
   runTurn,
@@ -25,7 +24,7 @@ import {
 import { safeEqual } from './auth.js';
 import type { RunBackend } from './backend.js';
 import { HttpProblem } from './problem.js';
-import type { ReplayStore } from './replay.js';
+import { claimSnapshot, type ReplayGuard } from './replay.js';
 import type { HeldBody } from './schemas.js';
 
 /** Shortest secret accepted when snapshots leave the server: forging one must stay out of reach. */
@@ -61,13 +60,6 @@ export function eventsToken(secret: string, runId: string): string {
   return createHmac('sha256', secret).update(`turnkit-events\0${runId}`, 'utf8').digest('base64url');
 }
 
-/** Replay protection of a client-held backend. */
-export interface ReplayGuard {
-  store: ReplayStore;
-  /** How long a snapshot is remembered; older snapshots are refused. */
-  ttlMs: number;
-}
-
 /**
  * Whether a failed resume stopped before anything ran: core throws only before it plays (an
  * invalid answer, a run not waiting, another principal…), and the HTTP layer before calling core.
@@ -97,25 +89,6 @@ export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBacken
     return snapshot;
   }
 
-  /** Claims an authenticated snapshot once; refuses one already used or too old to be remembered. */
-  async function claim(guard: ReplayGuard, snapshot: string, now: Date): Promise<string> {
-    const age = now.getTime() - Date.parse(parseSnapshot(snapshot, { secret }).createdAt);
-    if (age > guard.ttlMs) {
-      throw new HttpProblem(
-        'CONFLICT',
-        `This snapshot is older than the handler's replayTtlMs (${guard.ttlMs} ms), so it can no longer be checked for replays and is refused: start a new run.`,
-      );
-    }
-    const key = createHash('sha256').update(snapshot, 'utf8').digest('hex');
-    if (!(await guard.store.claim(key, guard.ttlMs))) {
-      throw new HttpProblem(
-        'CONFLICT',
-        "This snapshot was already used to resume the run (the handler has replay: 'reject', so each snapshot resumes once): send the snapshot of the run's latest response.",
-      );
-    }
-    return key;
-  }
-
   /** Resumes from the client's snapshot, at most once per snapshot with `replay`. */
   async function resume(
     runId: string,
@@ -125,17 +98,20 @@ export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBacken
   ): Promise<TurnResult> {
     const snapshot = heldSnapshot(runId, held);
     if (!replay) return play(snapshot);
-    const key = await claim(replay, snapshot, options.now ?? new Date());
+    const claim = await claimSnapshot(replay, snapshot, secret, options.now ?? new Date(), {
+      named: 'This snapshot',
+      latest: "send the snapshot of the run's latest response",
+    });
     let result: TurnResult;
     try {
       result = await play(snapshot);
     } catch (error) {
       // The error is what the client must see, even if the release fails too.
-      if (nothingRan(error)) await replay.store.release(key).catch(() => {});
+      if (nothingRan(error)) await claim.release().catch(() => {});
       throw error;
     }
     // An unchanged snapshot (retrying a run that is waiting) may be sent again.
-    if (result.snapshot === snapshot) await replay.store.release(key);
+    if (result.snapshot === snapshot) await claim.release();
     return result;
   }
 

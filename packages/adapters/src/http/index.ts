@@ -7,7 +7,6 @@
 export type { Authorize, RouteInfo } from './auth.js';
 export { authorizeRoute, corsPolicy, tokenGate, unauthorizedResponse } from './auth.js';
 export { readJson } from './body.js';
-export type { ReplayGuard } from './client-held.js';
 export { assertSigning, clientHeldBackend, withKeys } from './client-held.js';
 export type {
   FetchHandler,
@@ -20,7 +19,8 @@ export type {
 export { checkOptions, DEFAULT_REPLAY_TTL_MS } from './options.js';
 export { HttpProblem, problemResponse, servedWithProblems, toProblem } from './problem.js';
 
-export type { ReplayStore } from './replay.js';
+export type { ReplayGuard, ReplayStore, SnapshotClaim } from './replay.js';
+export { claimSnapshot } from './replay.js';
 export type { HandlerEnv } from './routes.js';
 export { parseBody } from './schemas.js';
 export { DEFAULT_MAX_QUEUED_BYTES, formatSse } from './sse.js';

@@ -18,6 +18,10 @@ export const ENCRYPTED_MARK = ',"enc":';
 const ALG = 'A256GCM';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** The one form of the `enc` member: this key order, no whitespace, unpadded base64url values. */
+const ENC_FORM = new RegExp(
+  `^\\{"alg":"${ALG}","iv":"([A-Za-z0-9_-]*)","tag":"([A-Za-z0-9_-]*)","ct":"([A-Za-z0-9_-]*)"\\}$`,
+);
 
 const keys = new Map<string, Uint8Array>();
 
@@ -50,29 +54,42 @@ function tampered(detail: string): SnapshotError {
   );
 }
 
-/** Decrypts an encrypted snapshot and returns the plain envelope text. Anything off: SNAPSHOT_TAMPERED. */
-export function decryptEnvelope(snapshot: string, secret: string): string {
-  const cut = snapshot.indexOf(ENCRYPTED_MARK);
-  let enc: { alg?: unknown; iv?: unknown; tag?: unknown; ct?: unknown };
-  try {
-    enc = JSON.parse(snapshot.slice(cut + ENCRYPTED_MARK.length, -1));
-  } catch {
-    throw tampered('its "enc" member is not JSON');
-  }
-  if (
-    enc.alg !== ALG ||
-    typeof enc.iv !== 'string' ||
-    typeof enc.tag !== 'string' ||
-    typeof enc.ct !== 'string'
-  ) {
-    throw tampered(`"enc" must be {"alg":"${ALG}","iv","tag","ct"}`);
-  }
-  const iv = fromBase64url(enc.iv);
-  const tag = fromBase64url(enc.tag);
-  const ct = fromBase64url(enc.ct);
+/**
+ * The `enc` member of an encrypted snapshot, read strictly: it must be exactly the bytes
+ * {@link encryptEnvelope} writes (this key order, no whitespace, no other key, unpadded canonical
+ * base64url) and end the snapshot. Only the clear header is authenticated byte for byte, so a
+ * lenient reader would let one snapshot be re-encoded into many different strings that all open
+ * (and each pass a replay check keyed on the text). Anything else: SNAPSHOT_TAMPERED.
+ */
+function readEnc(snapshot: string, cut: number): { iv: Uint8Array; tag: Uint8Array; ct: Uint8Array } {
+  const text = snapshot.slice(cut + ENCRYPTED_MARK.length, -1);
+  const match = ENC_FORM.exec(text);
+  if (!match || !snapshot.endsWith('}'))
+    throw tampered(`"enc" must be exactly {"alg":"${ALG}","iv","tag","ct"}`);
+  const [iv, tag, ct] = [match[1]!, match[2]!, match[3]!].map(fromBase64url);
   if (!iv || !tag || !ct) throw tampered('its iv, tag or ct is not base64url');
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
     throw tampered('its iv or tag has the wrong length');
+  // Non-zero padding bits decode to the same bytes: only the canonical text is accepted.
+  if (toBase64url(iv) !== match[1] || toBase64url(tag) !== match[2] || toBase64url(ct) !== match[3]) {
+    throw tampered('its iv, tag or ct is not canonical base64url');
+  }
+  return { iv, tag, ct };
+}
+
+/**
+ * The nonce of an encrypted snapshot (its `iv`), fresh for each snapshot TurnKit seals: with the
+ * strict reading of `enc`, one sealed snapshot has exactly one string form. SNAPSHOT_TAMPERED when
+ * `enc` is not in that form.
+ */
+export function encryptedNonce(snapshot: string): string {
+  return toBase64url(readEnc(snapshot, snapshot.indexOf(ENCRYPTED_MARK)).iv);
+}
+
+/** Decrypts an encrypted snapshot and returns the plain envelope text. Anything off: SNAPSHOT_TAMPERED. */
+export function decryptEnvelope(snapshot: string, secret: string): string {
+  const cut = snapshot.indexOf(ENCRYPTED_MARK);
+  const { iv, tag, ct } = readEnc(snapshot, cut);
   try {
     return openText(keyOf(secret), iv, snapshot.slice(0, cut), ct, tag);
   } catch {

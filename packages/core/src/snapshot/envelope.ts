@@ -8,9 +8,9 @@ import type { SuperJSONResult } from 'superjson';
 import { SnapshotError, TurnkitError } from '../errors.js';
 import type { LoopContext, LoopStateName } from '../machine/index.js';
 import type { TraceContext } from '../types.js';
-import { decryptEnvelope, ENCRYPTED_MARK, encryptEnvelope } from './encryption.js';
+import { decryptEnvelope, ENCRYPTED_MARK, encryptEnvelope, encryptedNonce } from './encryption.js';
 import { checkEnvelope, checkTranscripts } from './shape.js';
-import { signText, verifySignature } from './signing.js';
+import { signatureIn, signText, verifySignature } from './signing.js';
 import { stringifyWithTranscript, type TranscriptText } from './transcript.js';
 
 /** The snapshot format version this release writes. It reads this one and every earlier one. */
@@ -179,6 +179,12 @@ export interface SnapshotHeader {
   version: number;
   /** Whether it is in the encrypted form. */
   encrypted: boolean;
+  /**
+   * What makes this snapshot one of a kind: the `iv` of an encrypted snapshot, the signature of a
+   * signed one (absent from a plain one). Each string form of a snapshot TurnKit wrote has its own
+   * (encrypted snapshots are read strictly), so with `secret` it keys replay protection.
+   */
+  nonce?: string;
 }
 
 /**
@@ -211,7 +217,17 @@ export function readSnapshotHeader(snapshot: string, options: { secret?: string 
   ) {
     throw invalidSnapshot('its header (version, agent, agentVersion, runId, turn, seq) is incomplete');
   }
-  return { agent, agentVersion, runId, turn, seq, version, encrypted: cut > 0 };
+  const nonce = cut > 0 ? encryptedNonce(snapshot) : signatureIn(snapshot);
+  return {
+    agent,
+    agentVersion,
+    runId,
+    turn,
+    seq,
+    version,
+    encrypted: cut > 0,
+    ...(nonce !== null ? { nonce } : {}),
+  };
 }
 
 function parseObject(text: string): Record<string, unknown> {

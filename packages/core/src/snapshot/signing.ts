@@ -35,6 +35,12 @@ export function withSignature(text: string, sig: string): string {
   return `${text.slice(0, -1)},"sig":"${sig}"}`;
 }
 
+/** The signature (64 lowercase hex) a signed snapshot ends with, or null when it has none. */
+export function signatureIn(snapshot: string): string | null {
+  const cut = snapshot.length - SIGNATURE_TAIL_LENGTH;
+  return cut > 0 ? (SIGNATURE_TAIL.exec(snapshot.slice(cut))?.[1] ?? null) : null;
+}
+
 /**
  * Checks the signature over the exact unsigned bytes (the text before the tail, then `}`), before
  * anything is parsed. The bytes are fed to the HMAC in two pieces rather than copied into one string.

@@ -22,10 +22,9 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
-import { HttpProblem } from '../../http/index.js';
+import { claimSnapshot, HttpProblem, type SnapshotClaim } from '../../http/index.js';
 import { STATE_KEY } from './events.js';
 import type { AgUiConfig } from './options.js';
-import { claimSnapshot, type SnapshotClaim } from './replay.js';
 
 /** What a request does to its thread. */
 export type Action =
@@ -170,7 +169,10 @@ export function threadOpener(config: AgUiConfig) {
       },
       async play(action, options) {
         if (config.replay && echoed !== undefined && action.type !== 'read' && secret) {
-          claim = await claimSnapshot(config.replay, echoed, secret, options.now ?? new Date());
+          claim = await claimSnapshot(config.replay, echoed, secret, options.now ?? new Date(), {
+            named: `The thread's state.${STATE_KEY}`,
+            latest: "send the state of the thread's latest STATE_SNAPSHOT",
+          });
         }
         const result = await perform(action, options);
         if (claim && result.snapshot === echoed) await giveBack();
