@@ -22,6 +22,13 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // The handler and its protocol mounts import no Node module (DESIGN §18). The Node-only files
+  // (file store, stdio MCP) keep the `node:` prefix in dist, so bundlers for Workers and Edge see
+  // their built-ins for what they are.
+  removeNodeProtocol: false,
+  // The pure-JS HMAC ships inside dist, as in core: @noble/* are ESM only, and a CommonJS `require`
+  // of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20.
+  noExternal: [/^@noble\//],
   // The optional peers and core stay imports, never bundled: the user's copy is the one used.
   external: [
     '@turnkit/core',

@@ -1,6 +1,6 @@
 import { memoryStore } from '@turnkit/core';
 import { describe, expect, it, vi } from 'vitest';
-import { safeEqual } from '../src/http/auth.js';
+import { safeEqual } from '../src/http/crypto.js';
 import { createHandler, ROUTE_NAMES, type RouteInfo } from '../src/http/public.js';
 import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 

@@ -1,5 +1,6 @@
 /**
- * DESIGN §18: core runs unchanged on Node, Bun, Deno, Workers and Vercel Edge. Its source reaches
+ * DESIGN §18: core, the HTTP handler and its protocol mounts (`@turnkit/adapters/http`, `/ai-sdk`,
+ * `/ag-ui`, `/mcp`) run unchanged on Node, Bun, Deno, Workers and Vercel Edge. Their source reaches
  * for nothing Node-only — no `node:` import, no `Buffer`, no `require`, and `process` only in the
  * two helpers that look for it and survive its absence — and the environment is read only where it
  * can be (Deno without `--allow-env` throws on access).
@@ -10,10 +11,17 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QUESTION_LIMITS, resolveQuestionLimits } from '../src/index.js';
 
-const source = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+const packages = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const source = join(packages, 'core/src');
+/** The adapter folders that must run everywhere; stores, queues and event hubs may be Node-only. */
+const ADAPTER_FOLDERS = ['adapters/src/http', 'adapters/src/protocols'];
 
 /** The files allowed to mention `process`: each reads it inside a guard (absent or throwing: unset). */
-const HOST_LOOKUPS = ['questions/limits.ts', 'snapshot/native-crypto.ts'];
+const HOST_LOOKUPS = [
+  'core/src/questions/limits.ts',
+  'core/src/snapshot/native-crypto.ts',
+  'adapters/src/protocols/mcp/connect.ts',
+];
 
 const FORBIDDEN: [string, RegExp][] = [
   ['a node: import', /(?:from\s*|import\s*\(\s*)['"]node:/],
@@ -34,18 +42,27 @@ function code(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1');
 }
 
+/** What a folder's TypeScript reaches for that is Node-only, as `path: what` lines. */
+function nodeOnlyUses(folder: string): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(folder).filter((path) => path.endsWith('.ts'))) {
+    const path = relative(packages, file);
+    const text = code(readFileSync(file, 'utf8'));
+    for (const [what, pattern] of FORBIDDEN) {
+      if (what === 'process' && HOST_LOOKUPS.includes(path)) continue;
+      if (pattern.test(text)) found.push(`${path}: ${what}`);
+    }
+  }
+  return found;
+}
+
 describe('portability of @turnkit/core (DESIGN §18)', () => {
   it('uses no node: import, Buffer, require or Node-only global, and process only in its guarded lookups', () => {
-    const found: string[] = [];
-    for (const file of sourceFiles(source).filter((path) => path.endsWith('.ts'))) {
-      const path = relative(source, file);
-      const text = code(readFileSync(file, 'utf8'));
-      for (const [what, pattern] of FORBIDDEN) {
-        if (what === 'process' && HOST_LOOKUPS.includes(path)) continue;
-        if (pattern.test(text)) found.push(`${path}: ${what}`);
-      }
-    }
-    expect(found).toEqual([]);
+    expect(nodeOnlyUses(source)).toEqual([]);
+  });
+
+  it.each(ADAPTER_FOLDERS)('holds %s to the same rule (the handler and its protocol mounts)', (folder) => {
+    expect(nodeOnlyUses(join(packages, folder))).toEqual([]);
   });
 
   it('treats an environment that throws on access (Deno without --allow-env) as unset', () => {

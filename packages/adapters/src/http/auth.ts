@@ -5,9 +5,9 @@
  * the route that will run, never a differently decoded path, and may name the caller (a principal)
  * so that runs are bound to whoever created them.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import { safeEqual } from './crypto.js';
 import { problemBody, problemResponse } from './problem.js';
 
 /**
@@ -55,18 +55,6 @@ export type Authorize = (request: Request, route: RouteInfo) => AuthorizeResult 
 
 /** The outcome of {@link authorizeRoute}. */
 export type Access = { allowed: false } | { allowed: true; principal?: string };
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/**
- * Compares two secrets in constant time: both are hashed first, so the comparison sees two buffers
- * of the same length whatever the lengths of the inputs (a length mismatch leaks nothing either).
- */
-export function safeEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
 
 /** The one 401 every refused request gets, whatever it asked for. */
 export function unauthorizedResponse(): Response {

@@ -10,7 +10,6 @@
  * `replay: 'reject'` each snapshot resumes at most once (see replay.ts); otherwise tools with side
  * effects must deduplicate on `ctx.idempotencyKey`.
  */
-import { createHmac } from 'node:crypto';
 import {
   type Agent,
   defineAgent,
@@ -21,8 +20,8 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
-import { safeEqual } from './auth.js';
 import type { RunBackend } from './backend.js';
+import { hmacSha256, safeEqual, toBase64url } from './crypto.js';
 import { HttpProblem } from './problem.js';
 import { claimSnapshot, type ReplayGuard } from './replay.js';
 import type { HeldBody } from './schemas.js';
@@ -57,7 +56,7 @@ export function assertSigning(agent: Agent): void {
 
 /** The token that opens a run's event stream: HMAC-SHA256(secret, "turnkit-events\0" + runId). */
 export function eventsToken(secret: string, runId: string): string {
-  return createHmac('sha256', secret).update(`turnkit-events\0${runId}`, 'utf8').digest('base64url');
+  return toBase64url(hmacSha256(secret, `turnkit-events\0${runId}`));
 }
 
 /**

@@ -1,13 +1,14 @@
 /**
  * The door of `http/` for the folders above it (the protocol mounts): the public API of
  * `@turnkit/adapters/http` (public.ts) plus the parts a mount is built from — the token gate and
- * CORS, body reading, client-held signing, option checks, problem details, SSE framing — and the
+ * CORS, body reading, the portable crypto, client-held signing, option checks, problem details, SSE framing — and the
  * `ProtocolMount` interface through which `createHandler` is handed a mount.
  */
 export type { Authorize, RouteInfo } from './auth.js';
 export { authorizeRoute, corsPolicy, tokenGate, unauthorizedResponse } from './auth.js';
 export { readJson } from './body.js';
 export { assertSigning, clientHeldBackend, withKeys } from './client-held.js';
+export { hmacSha256, randomBytes, sha256Hex, sha256HexSync } from './crypto.js';
 export type {
   FetchHandler,
   HandlerOptions,

@@ -4,9 +4,10 @@
  * so a 2026-07-28 server can answer `input_required`. A connection TurnKit made is its own to
  * manage: it is made again after its transport failed or closed (a stdio server that exited, an
  * HTTP stream that broke), and a response stream that breaks aborts the call waiting on it at once
- * instead of leaving it to a timeout. An application's `Client` is used as it is and never closed.
+ * instead of leaving it to a timeout (where the runtime has `AsyncLocalStorage`: see `callScope`).
+ * An application's `Client` is used as it is and never closed. The stdio transport is Node-only
+ * (it starts a child process); Streamable HTTP runs on every runtime.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client, FetchLike } from '@modelcontextprotocol/client';
 import { TurnkitError } from '@turnkit/core';
 import { loadClientSdk } from './sdk.js';
@@ -20,7 +21,7 @@ export interface McpHttpSource {
   fetch?: FetchLike;
 }
 
-/** An MCP server started as a child process, spoken to over stdio. */
+/** An MCP server started as a child process, spoken to over stdio: Node-only (Node, Bun, Deno with its Node compatibility). */
 export interface McpStdioSource {
   command: string;
   args?: string[];
@@ -53,8 +54,33 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
+/** What `connect` needs of `AsyncLocalStorage`: a value that follows the async work started in `run`. */
+interface CallScope {
+  run<T>(call: AbortController, request: () => Promise<T>): Promise<T>;
+  getStore(): AbortController | undefined;
+}
+
+/**
+ * The runtime's `AsyncLocalStorage`, found at run time through `process.getBuiltinModule` (Node ≥
+ * 20.16, Bun, Deno, Workers with `nodejs_compat`) rather than imported, so the `/mcp` subpath
+ * bundles for Workers and Edge. Where there is none, a broken stream is not seen early and the call
+ * ends by its timeout or signal instead.
+ */
+function callScope(): CallScope {
+  try {
+    const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const hooks = host?.getBuiltinModule?.('async_hooks') as
+      | { AsyncLocalStorage?: new () => CallScope }
+      | undefined;
+    if (typeof hooks?.AsyncLocalStorage === 'function') return new hooks.AsyncLocalStorage();
+  } catch {
+    // A runtime that refuses the lookup has no such storage for us.
+  }
+  return { run: (_call, request) => request(), getStore: () => undefined };
+}
+
 /** The controller of the call whose request is being sent, for the `fetch` that sends it. */
-const currentCall = new AsyncLocalStorage<AbortController>();
+const currentCall = callScope();
 
 /** A description of the source for error messages, without headers or environment. */
 export function describeSource(source: McpSource): string {

@@ -6,13 +6,13 @@
  * name never depends on what else the server lists, except for a collision, and then only the
  * names that collide change.
  */
-import { createHash } from 'node:crypto';
+import { sha256HexSync } from '../../http/index.js';
 
 const MAX_LENGTH = 64;
 const HASH_LENGTH = 8;
 
 function hashOf(name: string): string {
-  return createHash('sha256').update(name).digest('hex').slice(0, HASH_LENGTH);
+  return sha256HexSync(name).slice(0, HASH_LENGTH);
 }
 
 /** The name with every character TurnKit does not allow replaced by `_` (`github.create_issue` → `github_create_issue`). */

@@ -7,7 +7,6 @@
  * process: the retry goes out on whatever connection that process has, with `inputResponses` and
  * the `requestState` echoed byte for byte, and may itself ask again.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ElicitResult, InputRequest, InputResponses } from '@modelcontextprotocol/client';
 import type { AskResponse, AskSignal, ToolContext } from '@turnkit/core';
 import { z } from 'zod';
@@ -96,10 +95,26 @@ export async function settle(
         `The MCP tool ${target.name} kept answering input_required without asking anything.`,
       );
     }
-    await delay(SILENT_ROUND_DELAY_MS, undefined, { signal: ctx.signal });
+    await delay(SILENT_ROUND_DELAY_MS, ctx.signal);
     answer = await callMcpTool(target, args, { inputResponses: {}, ...pick(state) }, ctx.signal);
   }
   return toolOutput(answer);
+}
+
+/** Waits `ms`, or rejects with the signal's reason once it aborts (a global timer: no Node import). */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', abort, { once: true });
+  });
 }
 
 function pick(state: PausedCall): { requestState?: string } {

@@ -10,7 +10,6 @@
  * requests on a connection that stays open (stdio, via `createServer()`); over HTTP, the
  * handler's stateless 2025 fallback cannot send them, so a pause there ends in an error result.
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import type {
   CallToolResult,
   InputRequiredResult,
@@ -26,6 +25,7 @@ import {
   type TurnOptions,
 } from '@turnkit/core';
 import { z } from 'zod';
+import { hmacSha256, randomBytes } from '../../http/index.js';
 import { elicitations, responsesFrom } from './forms.js';
 import { clientHeldRuns, type RunKeeper, type RunOutcome, type RunPointer, storedRuns } from './runs.js';
 import { loadServerSdk } from './sdk.js';
@@ -165,9 +165,7 @@ export function mcpServer(
   const runs: RunKeeper = options.store
     ? storedRuns(agent, options.store, options.leaseMs)
     : clientHeldRuns(agent);
-  const key = options.secret
-    ? createHmac('sha256', options.secret).update('turnkit.mcp.requestState').digest()
-    : randomBytes(32);
+  const key = options.secret ? hmacSha256(options.secret, 'turnkit.mcp.requestState') : randomBytes(32);
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const description =
     options.description ??
