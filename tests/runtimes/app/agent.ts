@@ -1,0 +1,45 @@
+/**
+ * The app every runtime serves (DESIGN §18): one agent whose scripted model asks a question, then
+ * reports the answer, behind two client-held handlers with one secret — `/plain` signs its
+ * snapshots, `/sealed` also encrypts them — so a snapshot started on one runtime resumes on any other.
+ */
+import { createEventHub, createHandler } from '@turnkit/adapters/http';
+import { askUserQuestion, defineAgent, type ModelRequest } from '@turnkit/core';
+import { scriptedModel } from '@turnkit/core/testing';
+
+/** The secret every runtime's handlers share (tests only). */
+export const SECRET = 'runtime-tests-secret-of-at-least-32-characters';
+
+const question = {
+  question: 'Which cell line should I thaw?',
+  header: 'Cell line',
+  multiSelect: false,
+  options: [
+    { label: 'K562', description: 'Rack A, box 3' },
+    { label: 'HeLa', description: 'Rack B, box 1' },
+  ],
+};
+
+function lastToolResult(request: ModelRequest): string {
+  return request.messages.filter((item) => item.role === 'tool').at(-1)?.content ?? '';
+}
+
+const agent = defineAgent({
+  name: 'freezer',
+  instructions: 'You manage an LN2 freezer.',
+  model: scriptedModel([
+    { text: 'Let me ask.', toolCalls: [{ name: 'AskUserQuestion', arguments: { questions: [question] } }] },
+    (request) => `Thawing: ${lastToolResult(request)}`,
+  ]),
+  tools: [askUserQuestion()],
+});
+
+// One hub per isolate: a run's event stream is read on the runtime that plays its turn.
+const eventHub = createEventHub();
+const plain = createHandler({ agent, secret: SECRET, eventHub, basePath: '/plain' });
+const sealed = createHandler({ agent, secret: SECRET, eventHub, encrypt: true, basePath: '/sealed' });
+
+/** Serves `/plain/*` and `/sealed/*`. */
+export function handle(request: Request): Promise<Response> {
+  return new URL(request.url).pathname.startsWith('/sealed/') ? sealed(request) : plain(request);
+}

@@ -1,0 +1,121 @@
+/**
+ * DESIGN §18, proven on the real runtimes: the handler's whole client-held scenario (start →
+ * needs_input → SSE events → answer → completed; a tampered snapshot → 403; an `encrypt: true`
+ * run) on workerd without `nodejs_compat` at compatibility date 2025-09-01, edge-runtime, Deno with
+ * `--allow-net` only, Bun and Node; and a snapshot started on each runtime answered on every other.
+ * Each server is started once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApps, RUNTIMES, type Served, serve } from './servers.js';
+
+const served = new Map<string, Served>();
+
+beforeAll(async () => {
+  await buildApps();
+  for (const server of await Promise.all(RUNTIMES.map((runtime) => serve(runtime)))) {
+    served.set(server.runtime, server);
+  }
+}, 120_000);
+
+afterAll(() => {
+  for (const server of served.values()) server.stop();
+});
+
+const answer = { answers: { 'Cell line': { selected: ['K562'] } } };
+
+/** A JSON request to a runtime; its status and parsed body. */
+async function call(runtime: string, path: string, body: unknown) {
+  const response = await fetch(`${served.get(runtime)!.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Reads an SSE stream until an event named `until`; every event's name and parsed data. */
+async function readEvents(response: Response, until: string) {
+  const events: { event: string; data: { status?: string } }[] = [];
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  while (!events.some((event) => event.event === until)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffered += value;
+    let end = buffered.indexOf('\n\n');
+    for (; end >= 0; end = buffered.indexOf('\n\n')) {
+      const lines = buffered.slice(0, end).split('\n');
+      buffered = buffered.slice(end + 2);
+      const event = lines
+        .find((line) => line.startsWith('event:'))
+        ?.slice(6)
+        .trim();
+      const data = lines
+        .find((line) => line.startsWith('data:'))
+        ?.slice(5)
+        .trim();
+      if (event && data) events.push({ event, data: JSON.parse(data) });
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe.each(RUNTIMES.map((runtime) => runtime.name))('the client-held handler on %s', (runtime) => {
+  it('plays start → needs_input → SSE events → answer → completed', async () => {
+    const started = await call(runtime, '/plain/runs', { input: 'Thaw one' });
+    expect(started.status).toBe(200);
+    expect(started.body.status).toBe('needs_input');
+    const { runId, snapshot, eventsToken } = started.body;
+    const stream = await fetch(`${served.get(runtime)!.url}/plain/runs/${runId}/events`, {
+      headers: { 'turnkit-events-token': eventsToken },
+    });
+    expect(stream.status).toBe(200);
+    const reading = readEvents(stream, 'state');
+    const answered = await call(runtime, `/plain/runs/${runId}/answer`, { ...answer, snapshot });
+    expect(answered.status).toBe(200);
+    expect(answered.body.status).toBe('completed');
+    expect(answered.body.output).toContain('K562');
+    const events = await reading;
+    expect(events[0]!.event).toBe('ready');
+    expect(events.at(-1)!.data.status).toBe('completed');
+  });
+
+  it('refuses a tampered snapshot with 403 SNAPSHOT_TAMPERED', async () => {
+    const started = await call(runtime, '/plain/runs', { input: 'Thaw one' });
+    const snapshot = started.body.snapshot.replace('Thaw one', 'Thaw all');
+    const answered = await call(runtime, `/plain/runs/${started.body.runId}/answer`, { ...answer, snapshot });
+    expect(answered.status).toBe(403);
+    expect(answered.body.code).toBe('SNAPSHOT_TAMPERED');
+  });
+
+  it('plays an encrypt: true run whose snapshot shows no transcript', async () => {
+    const started = await call(runtime, '/sealed/runs', { input: 'Thaw one' });
+    expect(started.body.status).toBe('needs_input');
+    expect(started.body.snapshot).not.toContain('Thaw one');
+    const answered = await call(runtime, `/sealed/runs/${started.body.runId}/answer`, {
+      ...answer,
+      snapshot: started.body.snapshot,
+    });
+    expect(answered.body.status).toBe('completed');
+    expect(answered.body.output).toContain('K562');
+  });
+});
+
+describe('a snapshot started on one runtime, answered on another', () => {
+  it.each(['plain', 'sealed'])('completes for every pair of runtimes (%s)', async (mode) => {
+    const names = RUNTIMES.map((runtime) => runtime.name);
+    const started = await Promise.all(
+      names.map((name) => call(name, `/${mode}/runs`, { input: 'Thaw one' })),
+    );
+    const outcomes: string[] = [];
+    for (const [index, from] of names.entries()) {
+      const { runId, snapshot } = started[index]!.body;
+      for (const to of names) {
+        const answered = await call(to, `/${mode}/runs/${runId}/answer`, { ...answer, snapshot });
+        outcomes.push(`${from} → ${to}: ${answered.status} ${answered.body.status}`);
+      }
+    }
+    expect(outcomes).toEqual(names.flatMap((from) => names.map((to) => `${from} → ${to}: 200 completed`)));
+  });
+});
