@@ -120,6 +120,38 @@ describe.skipIf(!url)('redisEventHub', () => {
     });
   });
 
+  it('survives an XREAD reply of a shape it does not read: reports it to onError, backs off, reads on', async () => {
+    const backend = redisBackend();
+    const client = backend.connect();
+    const duplicate = client.duplicate.bind(client);
+    // The reading connection answers its first XREAD flat, as ioredis 6's call('XREAD') does.
+    client.duplicate = () => {
+      const reader = duplicate();
+      const xread = reader.xread.bind(reader) as (...args: unknown[]) => Promise<unknown>;
+      let first = true;
+      reader.xread = (async (...args: unknown[]) => {
+        if (!first) return xread(...args);
+        first = false;
+        return ['stream', [['1-0', ['event', 'x']]]];
+      }) as typeof reader.xread;
+      return reader;
+    };
+    const errors: unknown[] = [];
+    const reader = redisEventHub(client, { prefix: backend.prefix, onError: (error) => errors.push(error) });
+    const writer = redisEventHub(backend.connect(), { prefix: backend.prefix });
+    const runId = hubRunId('odd-reply');
+    const got = collector();
+    const subscription = await reader.subscribe(runId, got.listener, { after: 0 });
+    await writer.publish(runId, event(runId, 1));
+    await got.until(1);
+    expect(got.seen()).toEqual(['model_delta@1']);
+    expect(errors).toEqual([expect.objectContaining({ code: 'CONFIG_INVALID' })]);
+    expect(String((errors[0] as Error).message)).toMatch(/^redisEventHub: XREAD answered \["stream"/);
+    subscription.unsubscribe();
+    await Promise.all([reader.close(), writer.close()]);
+    await backend.teardown();
+  });
+
   it('works on clients that have a keyPrefix of their own', async () => {
     const backend = redisBackend();
     const connect = () => new Redis(url!, { maxRetriesPerRequest: 1, keyPrefix: backend.prefix });

@@ -8,6 +8,7 @@
  * `XREAD BLOCK` over the streams of every run that has listeners in this process.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { TurnkitError } from '@turnkit/core';
 import type { Redis } from 'ioredis';
 import { checkCount } from '../counts.js';
 import type { EventHub, HubMessage } from '../hub.js';
@@ -58,6 +59,39 @@ const WRITE_SHA = createHash('sha1').update(WRITE_SCRIPT).digest('hex');
 
 type StreamEntry = [id: string, fields: string[]];
 
+type StreamReply = [key: string, entries: StreamEntry[]][];
+
+const isEntry = (entry: unknown): entry is StreamEntry =>
+  Array.isArray(entry) &&
+  typeof entry[0] === 'string' &&
+  Array.isArray(entry[1]) &&
+  entry[1].every((field) => typeof field === 'string');
+
+/**
+ * An `XREAD` reply checked to be what the loop reads: `null` (nothing new) or `[key, entries][]`.
+ * Anything else (another client's reply shape) throws, so the loop reports it and backs off
+ * instead of dying on it.
+ */
+function streamReply(reply: unknown): StreamReply {
+  if (reply === null) return [];
+  const wellFormed =
+    Array.isArray(reply) &&
+    reply.every(
+      (stream) =>
+        Array.isArray(stream) &&
+        typeof stream[0] === 'string' &&
+        Array.isArray(stream[1]) &&
+        stream[1].every(isEntry),
+    );
+  if (!wellFormed) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `redisEventHub: XREAD answered ${JSON.stringify(reply)?.slice(0, 200)}, not [stream, entries][]: is the client ioredis 5 or 6, without a reply transformer of its own?`,
+    );
+  }
+  return reply as StreamReply;
+}
+
 /** The place of a stream entry id (`<seq>-<kind>`). */
 function positionOfId(id: string): number {
   const dash = id.indexOf('-');
@@ -79,7 +113,7 @@ function toEntry([id, fields]: StreamEntry): Entry {
 }
 
 /**
- * An {@link EventHub} on Redis (ioredis, Redis ≥ 5; not Redis Cluster, where one `XREAD` cannot
+ * An {@link EventHub} on Redis (ioredis 5 or 6, Redis ≥ 5; not Redis Cluster, where one `XREAD` cannot
  * span runs), shared by every handler process that uses the same Redis and `prefix`.
  *
  * - Storage: the stream `<prefix><runId>`, entries `{ event, data }` with ids `<seq>-0` (an
@@ -125,18 +159,12 @@ export function redisEventHub(client: Redis, options: RedisEventHubOptions = {})
       const runIds = [...cursors.keys()];
       const keys = [wakeKey, ...runIds.map(keyOf)];
       const ids = [wakeId, ...runIds.map((runId) => cursors.get(runId)!)];
-      let reply: [key: string, entries: StreamEntry[]][] | null;
+      let reply: StreamReply;
       try {
-        reply = (await reader.call(
-          'XREAD',
-          'COUNT',
-          PAGE_SIZE,
-          'BLOCK',
-          BLOCK_MS,
-          'STREAMS',
-          ...keys,
-          ...ids,
-        )) as [string, StreamEntry[]][] | null;
+        // `xread`, not `call('XREAD', …)`: ioredis 6 returns `call`'s reply flat, `xread`'s nested.
+        reply = streamReply(
+          await reader.xread('COUNT', PAGE_SIZE, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids),
+        );
         failures = 0;
       } catch (error) {
         if (closed) break;
@@ -144,7 +172,7 @@ export function redisEventHub(client: Redis, options: RedisEventHubOptions = {})
         await sleep(retryDelay(++failures));
         continue;
       }
-      for (const [key, entries] of reply ?? []) {
+      for (const [key, entries] of reply) {
         const last = entries[entries.length - 1];
         if (!last) continue;
         const name = key.slice(clientPrefix.length);
