@@ -21,6 +21,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { abortError, type CallContext, malformedResponse, toModelError } from './openai-errors.js';
+import { settingsBody } from './openai-settings.js';
 
 /** Options of {@link openAIModel}. */
 export interface OpenAIModelOptions {
@@ -34,6 +35,7 @@ export interface OpenAIModelOptions {
   baseURL?: string;
   /** Stream the answer (deltas reach `onDelta`). Default true. */
   stream?: boolean;
+  /** Default temperature; `request.settings.temperature` (the agent's or the call's) wins. */
   temperature?: number;
   /** Retries of 408/409/429/5xx and connection failures, with the client's backoff. Default: the client's (2). */
   maxRetries?: number;
@@ -60,6 +62,11 @@ interface PartialToolCall {
  *   (key, model name, baseURL, rate limits…), after the client's own retries. An aborted `signal`
  *   rejects with an error named `AbortError`, so the turn ends `aborted`, not `failed`.
  * - Tool calls come back in the OpenAI shape, arguments as the raw string the model produced.
+ * - `request.settings` (the agent's `modelSettings` merged with the call's) map to `temperature`,
+ *   `top_p`, `max_completion_tokens`, `tool_choice`, `parallel_tool_calls` (only with tools), `stop`,
+ *   `seed`, with `providerOptions.openai` spread into the body; `request.responseFormat` (an agent's
+ *   `output`) becomes `response_format: { type: 'json_schema' }`, `strict: true` when the schema fits
+ *   OpenAI's strict subset (every property required, no `.min()` on strings…), else `strict: false`.
  *
  * @throws TurnkitError `CONFIG_INVALID` when no API key is given and `OPENAI_API_KEY` is unset.
  * @example
@@ -81,12 +88,14 @@ export function openAIModel(options: OpenAIModelOptions): ModelAdapter {
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const { signal } = request;
       if (signal?.aborted) throw abortError(signal);
+      // The call's settings win over the adapter's defaults; model, messages and tools over both.
       const body: ChatCompletionCreateParamsBase = {
         ...extraBody,
+        ...(temperature === undefined ? {} : { temperature }),
+        ...settingsBody(request),
         model,
         messages: request.messages.map(toOpenAIMessage),
         ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-        ...(temperature === undefined ? {} : { temperature }),
       };
       const requestOptions = {
         ...(signal ? { signal } : {}),
