@@ -17,13 +17,10 @@ import {
   retryDelayMs,
   toModelError,
 } from './model-errors.js';
+import { type AiSdkCallSettings, callSettings } from './model-settings.js';
 import { readStream, type StreamProgress } from './model-stream.js';
 
-/** The v3 call settings `aiSdkModel` passes on every call (all but what TurnKit sets itself). */
-export type AiSdkCallSettings = Omit<
-  LanguageModelV3CallOptions,
-  'prompt' | 'tools' | 'abortSignal' | 'includeRawChunks'
->;
+export type { AiSdkCallSettings } from './model-settings.js';
 
 /** Options of {@link aiSdkModel}: any v3 call setting, plus how the adapter calls the model. */
 export interface AiSdkModelOptions extends AiSdkCallSettings {
@@ -47,6 +44,16 @@ export interface AiSdkModelOptions extends AiSdkCallSettings {
  *   never once text has streamed; then they become `ModelError` with the HTTP `status`, a `message`
  *   for operators (the provider's text, URL and model id) and a `publicMessage` for clients.
  * - An aborted `signal` cancels the call and rejects with an `AbortError`: the turn ends `aborted`.
+ *
+ * - `request.settings` (the agent's `modelSettings` merged with the call's) win over the options
+ *   given here: `temperature`, `topP`, `maxOutputTokens`, `toolChoice` (a named tool as
+ *   `{ type: 'tool', toolName }`), `stopSequences` (from `stop`), `seed`, and `providerOptions` as
+ *   given (per provider key). `parallelToolCalls` has no v3 setting: it becomes
+ *   `openai.parallelToolCalls` or `anthropic.disableParallelToolUse`, and is dropped for other
+ *   providers. An agent's `output` is sent as `responseFormat: { type: 'json', schema, name }`,
+ *   which each provider maps its own way (OpenAI: strict `json_schema`; Anthropic: its structured
+ *   output or a forced JSON tool; `@ai-sdk/openai-compatible`: the schema only with
+ *   `supportsStructuredOutputs: true`, else plain JSON mode).
  *
  * Anthropic models need `maxOutputTokens` (without it the provider asks for the model's maximum).
  *
@@ -76,11 +83,12 @@ export function aiSdkModel(languageModel: LanguageModelV3, options: AiSdkModelOp
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const { signal, onDelta } = request;
       if (signal?.aborted) throw abortError(signal);
+      const { toolChoice, ...perCall } = callSettings(settings, request, languageModel.provider);
       const callOptions: LanguageModelV3CallOptions = {
-        ...settings,
+        ...perCall,
         prompt: toPrompt(request.messages),
         ...(request.tools.length > 0
-          ? { tools: toTools(request.tools), toolChoice: settings.toolChoice ?? { type: 'auto' } }
+          ? { tools: toTools(request.tools), toolChoice: toolChoice ?? { type: 'auto' } }
           : {}),
         ...(signal ? { abortSignal: signal } : {}),
       };
