@@ -2,7 +2,7 @@
  * The JSON Schema the model is offered as the question tool's `parameters`.
  */
 import { ID_MAX_LENGTH, MIN_OPTIONS, type QuestionLimits } from './limits.js';
-import { CONTEXT_HINT_MAX_LENGTH, CONTEXT_MAX_REFS, CONTEXT_REF_MAX_LENGTH } from './schema.js';
+import { CONTEXT_HINT_MAX_LENGTH, CONTEXT_MAX_REFS, CONTEXT_REF_MAX_LENGTH } from './plain-input.js';
 
 /**
  * The JSON Schema offered to the model as the tool's `parameters`: the canonical dialect only

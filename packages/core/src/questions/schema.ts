@@ -10,12 +10,14 @@ import { formatIssuePath } from '../errors.js';
 import { validationMessage } from '../results.js';
 import type { Question, QuestionOption } from '../types.js';
 import { ID_MAX_LENGTH, MIN_OPTIONS, type QuestionLimits } from './limits.js';
+import {
+  CONTEXT_HINT_MAX_LENGTH,
+  CONTEXT_MAX_REFS,
+  CONTEXT_REF_MAX_LENGTH,
+  type ParsedQuestion,
+  readPlainInput,
+} from './plain-input.js';
 import { controlCharacterIn } from './text.js';
-
-/** Seed 003's `context: { refs?, hint? }`: a few short references and one hint, shown with the question. */
-export const CONTEXT_MAX_REFS = 10;
-export const CONTEXT_REF_MAX_LENGTH = 200;
-export const CONTEXT_HINT_MAX_LENGTH = 500;
 
 /** The keys each object may have, named in the message about a key it may not. */
 const KNOWN_KEYS = {
@@ -117,16 +119,6 @@ function buildInputSchema(limits: QuestionLimits) {
   );
 }
 
-/** One question as the zod schema outputs it, before defaults and plain-string options are resolved. */
-interface ParsedQuestion {
-  id?: string | undefined;
-  question: string;
-  header: string;
-  options: (string | { label: string; description: string; preview?: string | undefined })[];
-  multiSelect?: boolean | undefined;
-  multiple?: boolean | undefined;
-  context?: { refs?: string[] | undefined; hint?: string | undefined } | undefined;
-}
 type ParsedQuestions = ParsedQuestion[];
 
 function rootTypeMessage(input: unknown): string {
@@ -242,6 +234,9 @@ function toQuestions(parsed: ParsedQuestions): Question[] {
   }));
 }
 
+/** The normalised questions, or the message of an `invalid_arguments` result. */
+export type ParsedInput = { ok: true; questions: Question[] } | { ok: false; message: string };
+
 /**
  * Parses the raw `arguments` text of an AskUserQuestion call. Accepts options as objects or plain
  * strings (description `''`), no `options` (a free-text question, like `[]`), `multiSelect` or its
@@ -259,10 +254,7 @@ function toQuestions(parsed: ParsedQuestions): Question[] {
  * `Error: Invalid JSON format` plus an explanation, or `Error: Validation failed` plus one
  * `- questions[0].header: …` line per issue.
  */
-export function parseQuestionInput(
-  rawArguments: string,
-  limits: QuestionLimits,
-): { ok: true; questions: Question[] } | { ok: false; message: string } {
+export function parseQuestionInput(rawArguments: string, limits: QuestionLimits): ParsedInput {
   let input: unknown;
   try {
     input = JSON.parse(rawArguments);
@@ -274,6 +266,16 @@ export function parseQuestionInput(
       message: `Error: Invalid JSON format\nThe arguments must be one JSON object, {"questions": […]}, and ${reason}.`,
     };
   }
+  const plain = readPlainInput(input, limits);
+  if (plain !== undefined) return { ok: true, questions: toQuestions(plain) };
+  return parseWithSchema(input, limits);
+}
+
+/**
+ * The parsed input checked by the zod schema alone: the reference the fast path must match, and
+ * the only writer of error messages.
+ */
+export function parseWithSchema(input: unknown, limits: QuestionLimits): ParsedInput {
   const result = inputSchemaFor(limits).safeParse(input);
   if (!result.success) return { ok: false, message: validationMessage(issueLines(result.error.issues)) };
   return { ok: true, questions: toQuestions(result.data.questions) };
