@@ -1,10 +1,12 @@
 /**
- * `npm run signed-cycle -- <baseline dist>`: the signed pause → store → resume cycle of the built
- * `@turnkit/core` side by side with another build of core (a `dist` folder, e.g. the one before a
- * change to the crypto), at 10 and 1000 messages, in alternating rounds so both see the same machine.
- * Prints each side's lowest round median and the median of the per-round ratios current / baseline
- * (DESIGN §18: at most 1.10×).
+ * `npm run signed-cycle -- <baseline dist> [--unsigned]`: the signed (or, with `--unsigned`, the
+ * plain) pause → store → resume cycle of the built `@turnkit/core` side by side with another build of
+ * core (a `dist` folder, e.g. the one before a change), at 10 and 1000 messages, in alternating
+ * rounds with the JSON floor so all three see the same machine. Prints each side's lowest round
+ * median, each side's ratio to the floor and the ratio current / baseline (medians of the per-round
+ * ratios; DESIGN §18: at most 1.10× for the signed cycle, §16: ≤ 10× the floor at 10 messages).
  */
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ChatMessage } from '@turnkit/core';
@@ -34,8 +36,15 @@ async function medianMs(cycle: () => Promise<void>): Promise<number> {
   return summarize(samples).medianMs;
 }
 
-/** One signed cycle of `core`, checked: pause on the question, resume to completion. */
-function signedCycle(core: Core, history: ChatMessage[]): () => Promise<void> {
+/** The JSON floor of the bench (DESIGN §10): the least any snapshot round trip of `history` costs. */
+function floor(history: ChatMessage[]): () => Promise<void> {
+  return async () => {
+    if (JSON.parse(JSON.stringify(history)).length !== history.length) throw new Error('floor broke');
+  };
+}
+
+/** One cycle of `core` (signed unless `secret` is undefined), checked: pause, resume to completion. */
+function cycleOf(core: Core, history: ChatMessage[], secret: string | undefined): () => Promise<void> {
   const steps: (string | { toolCalls: { name: string; arguments: unknown }[] })[] = Array.from(
     { length: assistantTurns(history) },
     () => 'never played',
@@ -46,7 +55,7 @@ function signedCycle(core: Core, history: ChatMessage[]): () => Promise<void> {
     instructions: 'Ask before choosing a rack.',
     model: core.scriptedModel(steps),
     tools: [core.askUserQuestion()],
-    snapshot: { secret: SECRET },
+    ...(secret === undefined ? {} : { snapshot: { secret } }),
   });
   const store = core.memoryStore();
   return async () => {
@@ -61,34 +70,55 @@ function signedCycle(core: Core, history: ChatMessage[]): () => Promise<void> {
   };
 }
 
+function load(): string {
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+}
+
 async function main(): Promise<void> {
   const dir = process.argv[2];
-  if (!dir) throw new Error('usage: node dist/signed-cycle.js <baseline core dist folder>');
+  if (!dir) throw new Error('usage: node dist/signed-cycle.js <baseline core dist folder> [--unsigned]');
+  const secret = process.argv.includes('--unsigned') ? undefined : SECRET;
   const base = pathToFileURL(resolve(dir)).href;
   const baseline = {
     ...(await import(`${base}/index.js`)),
     ...(await import(`${base}/testing.js`)),
   } as Core;
   const now = { ...current, scriptedModel: currentTesting.scriptedModel } as Core;
+  const startLoad = load();
   const rows: string[][] = [];
   for (const length of LENGTHS) {
     const history = buildHistory(length);
-    const cycles = { baseline: signedCycle(baseline, history), current: signedCycle(now, history) };
-    const medians = { baseline: [] as number[], current: [] as number[] };
+    const cycles = {
+      baseline: cycleOf(baseline, history, secret),
+      current: cycleOf(now, history, secret),
+      floor: floor(history),
+    };
+    const medians = { baseline: [] as number[], current: [] as number[], floor: [] as number[] };
+    const names = ['baseline', 'current', 'floor'] as const;
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate who goes first, so neither always runs on the other's garbage or warm caches.
-      const order = round % 2 === 0 ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const);
-      for (const name of order) medians[name].push(await medianMs(cycles[name]));
+      // Rotate who goes first, so none always runs on another's garbage or warm caches.
+      for (let turn = 0; turn < names.length; turn++) {
+        const name = names[(round + turn) % names.length]!;
+        medians[name].push(await medianMs(cycles[name]));
+      }
     }
-    const ratios = medians.current.map((value, round) => value / medians.baseline[round]!);
+    const ratio = (name: 'baseline' | 'current', to: number[]) =>
+      times(summarize(medians[name].map((value, round) => value / to[round]!)).medianMs);
     rows.push([
       String(length),
-      ms(Math.min(...medians.baseline)),
-      ms(Math.min(...medians.current)),
-      times(summarize(ratios).medianMs),
+      ms(Math.min(...medians.floor)),
+      `${ms(Math.min(...medians.baseline))} (${ratio('baseline', medians.floor)})`,
+      `${ms(Math.min(...medians.current))} (${ratio('current', medians.floor)})`,
+      ratio('current', medians.baseline),
     ]);
   }
-  console.log(table(['messages', 'baseline', 'current', 'current / baseline (median of rounds)'], rows));
+  console.log(
+    `${secret === undefined ? 'unsigned' : 'signed'} cycle; load average at the start ${startLoad}, at the end ${load()}`,
+  );
+  const headers = ['messages', 'JSON floor', 'baseline (× floor)', 'current (× floor)', 'current / baseline'];
+  console.log(table(headers, rows));
 }
 
 await main();
