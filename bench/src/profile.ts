@@ -51,7 +51,7 @@ const PHASES: Array<[phase: string, test: StackTest]> = [
   ['JSON.stringify of the snapshot (×2)', core('encodeSnapshot', 'stringifyWithTranscript')],
   ['machine: the chart’s transitions', core('transition', 'take', 'choose')],
   ['xstate', url(/\/xstate\//)],
-  ['question: parse input (zod)', core('parseQuestionInput')],
+  ['question: parse input (fast path; zod for errors)', core('parseQuestionInput')],
   ['answers: normalize + format', core('normalizeAnswers', 'formatAnswersResult')],
   ['scripted model', url(/\/core\/dist\/testing/)],
   ['run id (randomBytes)', core('newRunId')],
