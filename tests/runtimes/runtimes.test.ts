@@ -6,6 +6,8 @@
  * Each server is started once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as lambda } from './app/lambda.js';
+import { POST } from './app/next-route.js';
 import { buildApps, RUNTIMES, type Served, serve } from './servers.js';
 
 const served = new Map<string, Served>();
@@ -117,5 +119,54 @@ describe('a snapshot started on one runtime, answered on another', () => {
       }
     }
     expect(outcomes).toEqual(names.flatMap((from) => names.map((to) => `${from} → ${to}: 200 completed`)));
+  });
+});
+
+describe('the guides that need no separate runtime', () => {
+  it('serves a Next.js App Router route from the handler', async () => {
+    const response = await POST(
+      new Request('http://localhost/plain/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'Thaw one' }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect((await response.json()).status).toBe('needs_input');
+  });
+
+  it('answers a synthetic API Gateway v2 event through hono/aws-lambda', async () => {
+    const event: Parameters<typeof lambda>[0] = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/plain/runs',
+      rawQueryString: '',
+      headers: { 'content-type': 'application/json', host: 'agent.example.com' },
+      requestContext: {
+        accountId: '123456789012',
+        authentication: null,
+        authorizer: {},
+        apiId: 'api',
+        domainName: 'agent.example.com',
+        domainPrefix: 'agent',
+        http: {
+          method: 'POST',
+          path: '/plain/runs',
+          protocol: 'HTTP/1.1',
+          sourceIp: '192.0.2.1',
+          userAgent: 'test',
+        },
+        requestId: 'request',
+        routeKey: '$default',
+        stage: '$default',
+        time: '26/Nov/2026:15:00:00 +0000',
+        timeEpoch: 0,
+      },
+      body: JSON.stringify({ input: 'Thaw one' }),
+      isBase64Encoded: false,
+    };
+    const result = await lambda(event, {} as Parameters<typeof lambda>[1]);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body).status).toBe('needs_input');
   });
 });

@@ -1,5 +1,5 @@
-/** Vercel Edge / edge-runtime entry: the service-worker `fetch` event edge-runtime's CLI serves. */
-import { handle } from './agent.js';
+/** The Vercel Edge function served by edge-runtime's CLI, which delivers service-worker `fetch` events. */
+import edgeFunction from './vercel-edge.js';
 
 interface FetchEvent extends Event {
   request: Request;
@@ -8,5 +8,5 @@ interface FetchEvent extends Event {
 
 addEventListener('fetch', (event) => {
   const fetchEvent = event as FetchEvent;
-  fetchEvent.respondWith(handle(fetchEvent.request));
+  fetchEvent.respondWith(edgeFunction(fetchEvent.request));
 });

@@ -1,5 +1,5 @@
-/** Node 20 entry, on @hono/node-server as the README's handler example does. */
+// Node ≥ 20 (server.ts), on @hono/node-server.
 import { serve } from '@hono/node-server';
-import { handle } from './agent.js';
+import { handler } from './handler.js';
 
-serve({ fetch: handle, port: Number(process.argv[2]), hostname: '127.0.0.1' });
+serve({ fetch: handler, port: Number(process.argv[2] ?? 3000) });

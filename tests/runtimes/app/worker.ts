@@ -1,4 +1,4 @@
-/** Cloudflare Workers entry (module syntax), run by workerd without `nodejs_compat` (workerd.capnp). */
-import { handle } from './agent.js';
+// Cloudflare Worker (src/index.ts): workerd runs it without `nodejs_compat`.
+import { handler } from './handler.js';
 
-export default { fetch: handle };
+export default { fetch: handler };

@@ -40,6 +40,6 @@ const plain = createHandler({ agent, secret: SECRET, eventHub, basePath: '/plain
 const sealed = createHandler({ agent, secret: SECRET, eventHub, encrypt: true, basePath: '/sealed' });
 
 /** Serves `/plain/*` and `/sealed/*`. */
-export function handle(request: Request): Promise<Response> {
+export function handler(request: Request): Promise<Response> {
   return new URL(request.url).pathname.startsWith('/sealed/') ? sealed(request) : plain(request);
 }
