@@ -22,6 +22,7 @@ import {
   table,
   times,
 } from './report.js';
+import { benchRuntimes, reportRuntimes } from './runtimes.js';
 import { measureStartup } from './startup.js';
 import { benchStoreWrites, WRITE_SLACK_BYTES, type WriteRow } from './store-writes.js';
 import { benchStores, openStores, type StoreRow } from './stores.js';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   const otel = await phase('otel', () => benchOtel(histories, ROUNDS));
   const { stores, writes } = await phase('stores', () => measureStores(histories));
   const startup = await phase('startup', measureStartup);
+  const runtimes = await phase('runtimes', benchRuntimes);
 
   const cycleRows = LENGTHS.map((length) => {
     const [floor, cycle, signed, context] = ['floor', 'cycle', 'signed', 'context'].map(
@@ -195,6 +197,7 @@ async function main(): Promise<void> {
     `  core bundle (esbuild, minified, zod external): ${(bundle.minBytes / 1000).toFixed(1)} kB min, ${(bundle.gzipBytes / 1000).toFixed(1)} kB min+gzip`,
   );
   console.log(`    minified by package: ${packages}`);
+  const runtimeGoals = reportRuntimes(runtimes);
 
   console.log(
     '\nStores: one resume (sessions.answer) through createSessions; calls counted and timed on the store',
@@ -252,6 +255,7 @@ async function main(): Promise<void> {
         };
       }),
     ...writeGoals(writes),
+    ...runtimeGoals,
   ];
   console.log('\nGoals (issues 4, 17, 18, 19; ratios measured in this run)');
   console.log(goalsTable(goals));
@@ -272,6 +276,7 @@ async function main(): Promise<void> {
     cycle: cycleRows,
     size: sizeRows,
     startup,
+    runtimes,
     stores,
     storeWrites: writes,
     goals,

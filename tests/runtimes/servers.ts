@@ -10,8 +10,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = (name: string) => resolve(here, '../../node_modules/.bin', name);
+// Two levels below the repository both here and in bench/dist, where the cold-start bench bundles this file.
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const here = join(root, 'tests/runtimes');
+const bin = (name: string) => join(root, 'node_modules/.bin', name);
 
 /** A runtime the app is served on. */
 export interface Runtime {
