@@ -208,3 +208,13 @@ export function respellings(snapshot: string): string[] {
     withEnc(JSON.stringify(enc).replace('"A256GCM"', '"\\u0041256GCM"')),
   ];
 }
+
+/** A JSON POST whose body is `stream`, sent without a Content-Length (chunked). */
+export function streamingPost(url: string, stream: ReadableStream<Uint8Array>): Request {
+  return new Request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
+}

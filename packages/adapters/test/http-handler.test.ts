@@ -1,7 +1,7 @@
 import { memoryStore, type SnapshotStore } from '@turnkit/core';
 import { describe, expect, it, vi } from 'vitest';
 import { createHandler } from '../src/http/public.js';
-import { inventoryAgent, send } from './http-fixtures.js';
+import { inventoryAgent, send, streamingPost } from './http-fixtures.js';
 
 function storeHandler(options: Parameters<typeof inventoryAgent>[0] = {}, extra = {}) {
   const thawed: string[][] = [];
@@ -185,14 +185,7 @@ describe('createHandler in store mode', () => {
         if (pulled > 100) controller.close();
       },
     });
-    const chunked = await handler(
-      new Request('http://test.local/runs', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: stream,
-        duplex: 'half',
-      } as RequestInit),
-    );
+    const chunked = await handler(streamingPost('http://test.local/runs', stream));
     expect(chunked.status).toBe(413);
     expect(pulled).toBeLessThan(10);
     const lying = await handler(

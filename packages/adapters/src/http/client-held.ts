@@ -64,7 +64,7 @@ export function eventsToken(secret: string, runId: string): string {
  * invalid answer, a run not waiting, another principal…), and the HTTP layer before calling core.
  * Unknown failures keep the claim, on the safe side.
  */
-function nothingRan(error: unknown): boolean {
+export function nothingRan(error: unknown): boolean {
   return error instanceof HttpProblem || (TurnkitError.isInstance(error) && error.code !== 'MODEL_ERROR');
 }
 

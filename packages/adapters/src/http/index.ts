@@ -6,8 +6,8 @@
  */
 export type { Authorize, RouteInfo } from './auth.js';
 export { authorizeRoute, corsPolicy, tokenGate, unauthorizedResponse } from './auth.js';
-export { readJson } from './body.js';
-export { assertSigning, clientHeldBackend, withKeys } from './client-held.js';
+export { DEFAULT_MAX_BODY_BYTES, readJson, readLimited } from './body.js';
+export { assertSigning, clientHeldBackend, nothingRan, withKeys } from './client-held.js';
 export { hmacSha256, randomBytes, sha256Hex, sha256HexSync } from './crypto.js';
 export type {
   FetchHandler,

@@ -16,6 +16,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
+import { claimSnapshot, nothingRan, type ReplayGuard } from '../../http/index.js';
 
 /** What a `requestState` carries: where the paused run is. Signed, readable by the client. */
 export type RunPointer = { runId: string; version: number } | { snapshot: string };
@@ -51,8 +52,36 @@ function modeMismatch(minted: string, serving: string): TurnkitError {
   );
 }
 
-/** Client-held: the snapshot is the pointer. */
-export function clientHeldRuns(agent: Agent): RunKeeper {
+/**
+ * Continues from a client's snapshot at most once when `replay` is given (the handler's `replay:
+ * 'reject'`): the snapshot is claimed first, and given back when nothing ran or nothing changed.
+ */
+async function respondOnce(
+  agent: Agent,
+  snapshot: string,
+  chosen: InteractionResponse[],
+  options: TurnOptions,
+  replay: ReplayGuard | undefined,
+): Promise<TurnResult> {
+  const secret = agent.snapshot?.secret;
+  if (!replay || !secret) return respond(agent, snapshot, chosen, options);
+  const claim = await claimSnapshot(replay, snapshot, secret, options.now ?? new Date(), {
+    named: 'This requestState',
+    latest: 'continue from the requestState of the latest answer',
+  });
+  let result: TurnResult;
+  try {
+    result = await respond(agent, snapshot, chosen, options);
+  } catch (error) {
+    if (nothingRan(error)) await claim.release().catch(() => {});
+    throw error;
+  }
+  if (result.snapshot === snapshot) await claim.release();
+  return result;
+}
+
+/** Client-held: the snapshot is the pointer; with `replay`, each one continues the run once. */
+export function clientHeldRuns(agent: Agent, replay?: ReplayGuard): RunKeeper {
   const outcome = (result: TurnResult): RunOutcome => ({ result, pointer: { snapshot: result.snapshot } });
   return {
     async start({ message, context }, options) {
@@ -66,7 +95,7 @@ export function clientHeldRuns(agent: Agent): RunKeeper {
       const current = await runTurn(agent, { snapshot: pointer.snapshot }, options);
       const chosen = current.status === 'needs_input' ? responses(current.pending) : [];
       if (chosen.length === 0) return outcome(current);
-      return outcome(await respond(agent, pointer.snapshot, chosen, options));
+      return outcome(await respondOnce(agent, pointer.snapshot, chosen, options, replay));
     },
   };
 }

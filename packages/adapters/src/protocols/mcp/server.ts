@@ -25,7 +25,7 @@ import {
   type TurnOptions,
 } from '@turnkit/core';
 import { z } from 'zod';
-import { hmacSha256, randomBytes } from '../../http/index.js';
+import { HttpProblem, hmacSha256, randomBytes, type ReplayGuard } from '../../http/index.js';
 import { elicitations, responsesFrom } from './forms.js';
 import { clientHeldRuns, type RunKeeper, type RunOutcome, type RunPointer, storedRuns } from './runs.js';
 import { loadServerSdk } from './sdk.js';
@@ -82,6 +82,7 @@ const PUBLIC_CODES = new Set([
   'NOT_WAITING',
   'INTERACTION_NOT_FOUND',
   'RUN_NOT_FOUND',
+  'SNAPSHOT_TAMPERED',
 ]);
 
 function checkOptions(agent: Agent, options: McpServerOptions): string {
@@ -146,6 +147,8 @@ export interface McpMountHooks {
    * until its claim is written, so a call that loses the race publishes nothing).
    */
   eventsForRequest?: () => (event: AgentEvent) => void;
+  /** Client-held mode: the handler's `replay: 'reject'`, so one `requestState` continues a run once. */
+  replay?: ReplayGuard;
 }
 
 /**
@@ -164,7 +167,7 @@ export function mcpServer(
   const toolName = checkOptions(agent, options);
   const runs: RunKeeper = options.store
     ? storedRuns(agent, options.store, options.leaseMs)
-    : clientHeldRuns(agent);
+    : clientHeldRuns(agent, hooks.replay);
   const key = options.secret ? hmacSha256(options.secret, 'turnkit.mcp.requestState') : randomBytes(32);
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const description =
@@ -203,7 +206,8 @@ export function mcpServer(
         return await answer(sdk, codec, await runs.continue(pointer, () => [], turn), ctx, notice);
       }
     } catch (error) {
-      if (TurnkitError.isInstance(error) && PUBLIC_CODES.has(error.code))
+      // A replayed requestState (HttpProblem CONFLICT) is told to the caller like core's refusals.
+      if ((TurnkitError.isInstance(error) && PUBLIC_CODES.has(error.code)) || error instanceof HttpProblem)
         return textResult(error.message, true);
       onError(error);
       return textResult('The agent could not run: an internal error occurred.', true);
