@@ -52,6 +52,23 @@ describe('access', () => {
     expect((await post(url, start('thread-auth', { resume }), mallory)).status).toBe(404);
   });
 
+  it('hides a bound thread from a guest (authorize returned true): it can neither read nor resume it', async () => {
+    const url = await serveAgUi({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      authorize: (request) => {
+        const user = request.headers.get('x-user');
+        return user ? { principal: user } : true;
+      },
+    });
+    const alice = client(url, 'thread-guest', undefined, { 'x-user': 'alice' });
+    await alice.run();
+    const resume = [{ interruptId: alice.agent.pendingInterrupts[0]!.id, status: 'cancelled' }];
+    for (const body of [start('thread-guest'), start('thread-guest', { resume })]) {
+      expect(await post(url, body)).toMatchObject({ status: 404, problem: { code: 'RUN_NOT_FOUND' } });
+    }
+  });
+
   it('answers CORS preflights when asked to', async () => {
     const handler = agUiHandler({
       agent: inventoryAgent(),

@@ -7,6 +7,13 @@ import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 const TOKEN = 'a-long-random-api-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
+/** `authorize` naming users by their `x-user` header and letting guests in without a principal. */
+const guests = (request: Request) => {
+  const user = request.headers.get('x-user');
+  return user ? { principal: `user:${user}` } : true;
+};
+const ada = { 'x-user': 'ada' };
+
 describe('createHandler access control', () => {
   it('answers every request without the right token with the same bare 401', async () => {
     const handler = createHandler({ agent: inventoryAgent(), store: memoryStore(), token: TOKEN });
@@ -197,6 +204,41 @@ describe('authorize(request, route)', () => {
     const stolen = await send(handler, 'POST', path, body, { 'x-user': 'eve' });
     expect(stolen).toMatchObject({ status: 404, body: { code: 'RUN_NOT_FOUND' } });
     expect((await send(handler, 'POST', path, body, { 'x-user': 'ada' })).status).toBe(200);
+  });
+
+  it('hides a bound run from a guest (authorize returned true) in store mode: 404, and nothing changes', async () => {
+    const handler = createHandler({ agent: inventoryAgent(), store: memoryStore(), authorize: guests });
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' }, ada);
+    const runId = started.body.runId as string;
+    for (const [method, path, body] of [
+      ['GET', `/runs/${runId}`, undefined],
+      ['GET', `/runs/${runId}/events`, undefined],
+      ['POST', `/runs/${runId}/reject`, {}],
+      ['POST', `/runs/${runId}/answer`, answer],
+    ] as const) {
+      const response = await send(handler, method, path, body, {});
+      expect(response, `${method} ${path}`).toMatchObject({ status: 404, body: { code: 'RUN_NOT_FOUND' } });
+    }
+    const own = await send(handler, 'GET', `/runs/${runId}`, undefined, ada);
+    expect(own.body).toMatchObject({ status: 'needs_input', pending: [{ kind: 'question' }] });
+    const guestRun = await send(handler, 'POST', '/runs', { input: 'hi' }, {});
+    expect((await send(handler, 'GET', `/runs/${guestRun.body.runId}`, undefined, {})).status).toBe(200);
+    expect((await send(handler, 'GET', `/runs/${guestRun.body.runId}`, undefined, ada)).status).toBe(200);
+  });
+
+  it('hides a bound run from a guest in client-held mode: its snapshot resumes nothing', async () => {
+    const handler = createHandler({ agent: inventoryAgent(), secret: SECRET, authorize: guests });
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' }, ada);
+    const path = `/runs/${started.body.runId}`;
+    const held = { snapshot: started.body.snapshot };
+    for (const [route, body] of [
+      ['reject', held],
+      ['answer', { ...answer, ...held }],
+    ] as const) {
+      const stolen = await send(handler, 'POST', `${path}/${route}`, body, {});
+      expect(stolen, route).toMatchObject({ status: 404, body: { code: 'RUN_NOT_FOUND' } });
+    }
+    expect((await send(handler, 'POST', `${path}/answer`, { ...answer, ...held }, ada)).status).toBe(200);
   });
 
   it('refuses, and reports, an authorize answer that is neither a boolean nor a principal', async () => {

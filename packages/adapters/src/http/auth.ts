@@ -124,7 +124,9 @@ export async function authorizeRoute(
   if (answer === true) return { allowed: true };
   if (answer === false) return { allowed: false };
   const principal = (answer as { principal?: unknown } | null)?.principal;
-  if (typeof principal === 'string' && principal !== '') return { allowed: true, principal };
+  // A NUL would let `authorize` name the guest (see GUEST_PRINCIPAL).
+  if (typeof principal === 'string' && principal !== '' && !principal.includes('\0'))
+    return { allowed: true, principal };
   onError(
     new TypeError(
       `authorize must return true, false or { principal: <non-empty string> }, got ${describe(answer)}: the request was refused.`,
@@ -132,6 +134,25 @@ export async function authorizeRoute(
     request,
   );
   return { allowed: false };
+}
+
+/**
+ * Who a caller admitted without a principal is to core, on runs that exist: a name no run is bound
+ * to, so a run bound to a principal is not found (404) for a guest as for any other caller, while
+ * runs started without one stay open to all. Never recorded: {@link forNewRun} drops it.
+ */
+export const GUEST_PRINCIPAL = '\0guest';
+
+/** The principal core checks a caller's calls with: theirs, or {@link GUEST_PRINCIPAL}. */
+export function callerPrincipal(principal: string | undefined): string {
+  return principal ?? GUEST_PRINCIPAL;
+}
+
+/** The options of a call that starts a run: a guest's starts no bound run. */
+export function forNewRun<T extends { principal?: string }>(options: T): T {
+  if (options.principal !== GUEST_PRINCIPAL) return options;
+  const { principal: _guest, ...rest } = options;
+  return rest as T;
 }
 
 function describe(value: unknown): string {

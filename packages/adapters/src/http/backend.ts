@@ -15,6 +15,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
+import { forNewRun } from './auth.js';
 import type { HeldBody } from './schemas.js';
 
 /** A turn result, with the stored version in store mode (and the claim of a deferred turn). */
@@ -54,7 +55,7 @@ export function storeBackend(agent: Agent, store: SnapshotStore, leaseMs: number
   return {
     clientHeld: false,
     start: (input, context, options) =>
-      sessions.start(context === undefined ? { input } : { input, context }, options),
+      sessions.start(context === undefined ? { input } : { input, context }, forNewRun(options)),
     get: (runId, options) => sessions.get(runId, options),
     respond: (runId, response, _held, options) => sessions.respond(runId, [response], options),
     send: (runId, input, _held, options) => sessions.send(runId, input, options),

@@ -20,6 +20,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
+import { forNewRun } from './auth.js';
 import type { RunBackend } from './backend.js';
 import { hmacSha256, safeEqual, toBase64url } from './crypto.js';
 import { HttpProblem } from './problem.js';
@@ -117,7 +118,7 @@ export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBacken
   return {
     clientHeld: true,
     start: (input, context, options) =>
-      runTurn(agent, context === undefined ? { input } : { input, context }, options),
+      runTurn(agent, context === undefined ? { input } : { input, context }, forNewRun(options)),
     get: async () => {
       throw new HttpProblem(
         'RUN_NOT_FOUND',

@@ -7,7 +7,7 @@
 import type { TurnOptions } from '@turnkit/core';
 import { Hono } from 'hono';
 import { createEventHub, hubPublisher, type RequestOnEvent } from '../events/index.js';
-import { corsPolicy, tokenGate } from './auth.js';
+import { callerPrincipal, corsPolicy, tokenGate } from './auth.js';
 import { type RunBackend, storeBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
 import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
@@ -144,8 +144,7 @@ export function createHandler(options: HandlerOptions): FetchHandler {
         onError: (error, run) => onError(error, request, run),
       };
       if (options.now) turn.now = options.now();
-      const principal = c.get('principal');
-      if (principal !== undefined) turn.principal = principal;
+      turn.principal = callerPrincipal(c.get('principal'));
       return turn;
     },
   });

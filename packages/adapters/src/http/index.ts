@@ -5,7 +5,14 @@
  * `ProtocolMount` interface through which `createHandler` is handed a mount.
  */
 export type { Authorize, RouteInfo } from './auth.js';
-export { authorizeRoute, corsPolicy, tokenGate, unauthorizedResponse } from './auth.js';
+export {
+  authorizeRoute,
+  callerPrincipal,
+  corsPolicy,
+  forNewRun,
+  tokenGate,
+  unauthorizedResponse,
+} from './auth.js';
 export { DEFAULT_MAX_BODY_BYTES, readJson, readLimited } from './body.js';
 export { assertSigning, clientHeldBackend, nothingRan, withKeys } from './client-held.js';
 export { hmacSha256, randomBytes, sha256Hex, sha256HexSync } from './crypto.js';

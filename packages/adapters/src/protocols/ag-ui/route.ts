@@ -8,6 +8,7 @@
 import type { TurnOptions } from '@turnkit/core';
 import {
   authorizeRoute,
+  callerPrincipal,
   problemResponse,
   type RouteInfo,
   readJson,
@@ -45,7 +46,7 @@ export function agUiRoute(config: AgUiConfig): (request: Request) => Promise<Res
     // A failed model call's full error goes to onError only; events and snapshots carry its public message.
     const options: TurnOptions = { onError: (error, run) => config.onError(error, request, run) };
     if (config.now) options.now = config.now();
-    if (principal !== undefined) options.principal = principal;
+    options.principal = callerPrincipal(principal);
     return options;
   }
 

@@ -22,7 +22,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
-import { claimSnapshot, HttpProblem, type SnapshotClaim } from '../../http/index.js';
+import { claimSnapshot, forNewRun, HttpProblem, type SnapshotClaim } from '../../http/index.js';
 import { STATE_KEY } from './events.js';
 import type { AgUiConfig } from './options.js';
 
@@ -136,7 +136,10 @@ export function threadOpener(config: AgUiConfig) {
     async function perform(action: Action, options: TurnOptions): Promise<TurnResult> {
       switch (action.type) {
         case 'start':
-          return sessions.start({ input: action.input, context: action.context, runId: threadId }, options);
+          return sessions.start(
+            { input: action.input, context: action.context, runId: threadId },
+            forNewRun(options),
+          );
         case 'respond':
           return sessions.respond(threadId, action.responses, options);
         case 'send':

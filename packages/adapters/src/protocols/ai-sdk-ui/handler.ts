@@ -15,6 +15,7 @@ import { type Context, Hono } from 'hono';
 import {
   assertSigning,
   authorizeRoute,
+  callerPrincipal,
   checkOptions,
   corsPolicy,
   DEFAULT_REPLAY_TTL_MS,
@@ -141,7 +142,7 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
   const turnOptions = (request: Request, principal: string | undefined): TurnOptions => ({
     onError: (error, run) => onError(error, request, run),
     ...(options.now ? { now: options.now() } : {}),
-    ...(principal !== undefined ? { principal } : {}),
+    principal: callerPrincipal(principal),
   });
 
   /** `authorize` about the chat (when its id is known); the options of its calls, or null when refused. */

@@ -20,7 +20,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '@turnkit/core';
-import { clientHeldBackend, HttpProblem, type ReplayGuard } from '../../http/index.js';
+import { clientHeldBackend, forNewRun, HttpProblem, type ReplayGuard } from '../../http/index.js';
 
 /** The operations behind the chat routes. `snapshot` is the client's, in client-held mode. */
 export interface ChatRuns {
@@ -66,7 +66,7 @@ export function storeRuns(agent: Agent, store: SnapshotStore, leaseMs: number | 
       try {
         return await sessions.start(
           { input, runId: chatId, ...(context !== undefined ? { context } : {}) },
-          options,
+          forNewRun(options),
         );
       } catch (error) {
         // Another request started this chat first, or the id is another caller's run (not found).
@@ -115,7 +115,11 @@ export function clientHeldRuns(agent: Agent, replay: ReplayGuard | undefined): C
       return state.value === 'waitingInput' ? runTurn(agent, { snapshot }, options) : null;
     },
     start: (chatId, input, context, options) =>
-      runTurn(agent, { input, runId: chatId, ...(context !== undefined ? { context } : {}) }, options),
+      runTurn(
+        agent,
+        { input, runId: chatId, ...(context !== undefined ? { context } : {}) },
+        forNewRun(options),
+      ),
     send: (chatId, text, snapshot, options) =>
       backend.send(chatId, text, { snapshot: held(chatId, snapshot) }, options),
     async respond(chatId, responses, snapshot, options) {

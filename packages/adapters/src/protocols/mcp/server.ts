@@ -25,7 +25,14 @@ import {
   type TurnOptions,
 } from '@turnkit/core';
 import { z } from 'zod';
-import { HttpProblem, hmacSha256, randomBytes, type ReplayGuard } from '../../http/index.js';
+import {
+  callerPrincipal,
+  forNewRun,
+  HttpProblem,
+  hmacSha256,
+  randomBytes,
+  type ReplayGuard,
+} from '../../http/index.js';
 import { elicitations, responsesFrom } from './forms.js';
 import { clientHeldRuns, type RunKeeper, type RunOutcome, type RunPointer, storedRuns } from './runs.js';
 import { loadServerSdk } from './sdk.js';
@@ -182,13 +189,13 @@ export function mcpServer(
     const turn: TurnOptions = {
       onError: (error) => onError(error),
       ...(onEvent ? { onEvent } : {}),
-      ...(principal ? { principal } : {}),
+      principal: callerPrincipal(principal),
     };
     try {
       const pointer = ctx.mcpReq.requestState<RunPointer>();
       if (pointer === undefined) {
         const context = options.context ? await options.context(ctx.http?.req) : undefined;
-        return await answer(sdk, codec, await runs.start({ message, context }, turn), ctx, '');
+        return await answer(sdk, codec, await runs.start({ message, context }, forNewRun(turn)), ctx, '');
       }
       const responses = ctx.mcpReq.inputResponses;
       try {
