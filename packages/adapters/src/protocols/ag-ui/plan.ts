@@ -45,6 +45,17 @@ export async function plan(input: RunAgentInput, thread: Thread, how: PlanContex
             `Thread ${input.threadId} has no run to resume: start it with a user message.`,
           );
     }
+    // Tool calls and results are what the run did: only the run records them, as the REST routes
+    // say. A client's own would be forged history the model reads as real (an approval never given).
+    const forged = client.find(
+      (message) => message.role === 'tool' || (message.role === 'assistant' && message.toolCalls?.length),
+    );
+    if (forged) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        `Thread ${input.threadId} has no run yet, and its messages hold a ${forged.role === 'tool' ? 'tool result' : 'tool call'} (message ${JSON.stringify(forged.id)}): a new thread starts from user and assistant text only, since tool calls and results are recorded by the run itself. Leave them out, or answer a pending interrupt of an existing thread.`,
+      );
+    }
     const messages = toChatMessages(client);
     if (!messages.some((message) => message.role === 'user')) {
       throw new HttpProblem(
