@@ -241,6 +241,25 @@ describe('authorize(request, route)', () => {
     expect((await send(handler, 'POST', `${path}/answer`, { ...answer, ...held }, ada)).status).toBe(200);
   });
 
+  it("binds a client-held run's eventsToken to its caller: bob holding ada's token reads nothing", async () => {
+    const handler = createHandler({ agent: inventoryAgent(), secret: SECRET, authorize: guests });
+    const started = await send(handler, 'POST', '/runs', { input: 'hi' }, ada);
+    const events = (headers: Record<string, string>) =>
+      handler(
+        new Request(`http://test.local/runs/${started.body.runId}/events`, {
+          headers: { 'turnkit-events-token': started.body.eventsToken, ...headers },
+        }),
+      );
+    for (const caller of [{ 'x-user': 'bob' }, {}] as Record<string, string>[]) {
+      const stolen = await events(caller);
+      expect(stolen.status).toBe(404);
+      await stolen.body?.cancel();
+    }
+    const own = await events(ada);
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+  });
+
   it('refuses, and reports, an authorize answer that is neither a boolean nor a principal', async () => {
     const onError = vi.fn();
     const handler = createHandler({

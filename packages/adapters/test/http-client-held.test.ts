@@ -124,10 +124,11 @@ describe('createHandler in client-held mode', () => {
 });
 
 describe('client-held event streams', () => {
+  // A caller without a principal: the HMAC of the run id alone (DESIGN §13).
   const expectedToken = (runId: string) =>
     createHmac('sha256', SECRET).update(`turnkit-events\0${runId}`).digest('base64url');
 
-  it("gives every response the run's eventsToken, an HMAC of the run id", async () => {
+  it("gives every response the run's eventsToken, an HMAC of the run id and the caller", async () => {
     const { handler } = clientHandler();
     const started = await send(handler, 'POST', '/runs', { input: 'Thaw one' });
     const { runId, eventsToken } = started.body;

@@ -39,10 +39,10 @@ export interface RunBackend {
   ): Promise<BackendResult>;
   send(runId: string, input: string, held: HeldBody, options: BackendOptions): Promise<BackendResult>;
   retry(runId: string, held: HeldBody, options: BackendOptions): Promise<BackendResult>;
-  /** Client-held mode: the token that opens the run's event stream (see `mayReadEvents`). */
-  eventsToken?(runId: string): string;
+  /** Client-held mode: the token that opens the run's event stream to `principal` (see `mayReadEvents`). */
+  eventsToken?(runId: string, principal: string | undefined): string;
   /** Whether `request` may read the run's events (client-held: it shows the run's events token). */
-  mayReadEvents(request: Request, runId: string): boolean;
+  mayReadEvents(request: Request, runId: string, principal: string | undefined): boolean;
   /** Store mode: resolves every expired interaction the store lists (core's `sessions.sweep`). */
   sweep?(options: SweepOptions): Promise<SweepResult>;
   /** Store mode: plays a turn claimed with `defer` (core's `sessions.play`). */

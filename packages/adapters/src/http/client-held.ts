@@ -55,9 +55,15 @@ export function assertSigning(agent: Agent): void {
   }
 }
 
-/** The token that opens a run's event stream: HMAC-SHA256(secret, "turnkit-events\0" + runId). */
-export function eventsToken(secret: string, runId: string): string {
-  return toBase64url(hmacSha256(secret, `turnkit-events\0${runId}`));
+/**
+ * The token that opens a run's event stream to one caller: HMAC-SHA256(secret, "turnkit-events\0" +
+ * runId), with "\0" + principal appended for a caller admitted with a principal. Bound to the
+ * caller, so another principal holding it reads nothing; a principal-less caller's token is the one
+ * DESIGN §13 defines, so tokens issued before the binding keep working.
+ */
+export function eventsToken(secret: string, runId: string, principal: string | undefined): string {
+  const bound = principal === undefined ? '' : `\0${principal}`;
+  return toBase64url(hmacSha256(secret, `turnkit-events\0${runId}${bound}`));
 }
 
 /**
@@ -131,10 +137,10 @@ export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBacken
       resume(runId, held, options, (snapshot) => runTurn(agent, { snapshot, input }, options)),
     retry: (runId, held, options) =>
       resume(runId, held, options, (snapshot) => runTurn(agent, { snapshot }, options)),
-    eventsToken: (runId) => eventsToken(secret, runId),
-    mayReadEvents(request, runId) {
+    eventsToken: (runId, principal) => eventsToken(secret, runId, principal),
+    mayReadEvents(request, runId, principal) {
       const given = request.headers.get(EVENTS_TOKEN_HEADER);
-      const matches = safeEqual(given ?? '', eventsToken(secret, runId));
+      const matches = safeEqual(given ?? '', eventsToken(secret, runId, principal));
       return given !== null && matches;
     },
   };

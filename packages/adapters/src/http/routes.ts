@@ -79,12 +79,15 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
       await next();
     };
 
-  /** The view a client gets; in client-held mode with its snapshot and events token. */
-  const view = (result: BackendResult) =>
+  /**
+   * The view a client gets; in client-held mode with its snapshot and an events token bound to the
+   * caller's principal (another caller holding it reads nothing).
+   */
+  const view = (c: Context<HandlerEnv>, result: BackendResult) =>
     toView(result, {
       messages: deps.messages,
       snapshot: backend.clientHeld,
-      ...(backend.eventsToken ? { eventsToken: backend.eventsToken(result.runId) } : {}),
+      ...(backend.eventsToken ? { eventsToken: backend.eventsToken(result.runId, c.get('principal')) } : {}),
     });
 
   function runIdOf(c: Context<HandlerEnv>): string {
@@ -116,7 +119,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
     status: 200 | 201 = 200,
   ): Promise<Response> {
     await deps.publishState(result);
-    return c.json(view(result), status);
+    return c.json(view(c, result), status);
   }
 
   /**
@@ -144,7 +147,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
     await deps.publishState(result);
     c.header('preference-applied', 'respond-async');
     c.header('location', `${deps.basePath}/runs/${result.runId}`);
-    return c.json(view(result), 202);
+    return c.json(view(c, result), 202);
   }
 
   const body = async (c: Context<HandlerEnv>) => readJson(c.req.raw, deps.maxBodyBytes);
@@ -165,7 +168,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
 
   app.get('/runs/:id', guard('get'), async (c) => {
     const result = await backend.get(runIdOf(c), deps.turnOptions(c));
-    return c.json(view(result));
+    return c.json(view(c, result));
   });
 
   const respondRoute = (type: ResponseType) => async (c: Context<HandlerEnv>) => {
@@ -183,7 +186,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
           throw new HttpProblem(
             'INTERACTION_EXPIRED',
             `Interaction ${expired} expired before this response arrived, so the response was not used: the interaction was resolved as timed out and the run went on. Its new state is in \`run\`.`,
-            { run: view(result) },
+            { run: view(c, result) },
           );
         }
         return settled(c, result);
@@ -220,7 +223,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
 
   app.get('/runs/:id/events', guard('events'), async (c) => {
     const runId = runIdOf(c);
-    if (!backend.mayReadEvents(c.req.raw, runId)) {
+    if (!backend.mayReadEvents(c.req.raw, runId, c.get('principal'))) {
       throw new HttpProblem(
         'RUN_NOT_FOUND',
         `No event stream for run ${runId}: send the run's \`eventsToken\` (from any response about it) in the TurnKit-Events-Token header.`,
