@@ -6,9 +6,11 @@
  *   the tool executes once per run across both processes;
  * - a worker SIGKILLed inside a slow tool holds its run until its lease lapses on the store's clock
  *   (requests meanwhile are refused or read `running`), and then the run is recovered: the tool
- *   runs a second time at most, with the same idempotency key, and the run completes.
+ *   runs a second time at most, with the same idempotency key, and the run completes;
+ * - a worker SIGKILLed in the model call after its tool finished (issue 26 item 4): it recorded the
+ *   tool's result before that call, so the takeover goes on from there and never runs the tool again.
  */
-import { createSessions, type SessionResult } from '@turnkit/core';
+import { createSessions, type SessionResult, type SnapshotStore } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bump,
@@ -30,6 +32,29 @@ import {
 
 const MINUTES = 60_000;
 const servers = findServers();
+
+const POLL_MS = 50;
+
+/** Waits until the lease of `runId` is no longer live on the store's clock, at most four leases. */
+async function leaseLapse(store: SnapshotStore, runId: string, leaseMs: number): Promise<void> {
+  let polls = 0;
+  while ((await store.get(runId))?.lease?.live) {
+    expect(++polls).toBeLessThan((4 * leaseMs) / POLL_MS);
+    await sleep(POLL_MS);
+  }
+}
+
+/** The lease tests' agent, instant, counting its executions and finishes by idempotency key. */
+function countingAgent() {
+  const executions: Record<string, number> = {};
+  const finishes: Record<string, number> = {};
+  const agent = slowApprovalAgent({
+    toolMs: 0,
+    onExecute: (key) => bump(executions, key),
+    onFinish: (key) => bump(finishes, key),
+  });
+  return { agent, executions, finishes };
+}
 
 let bundle: WorkerBundle;
 beforeAll(async () => {
@@ -91,7 +116,6 @@ describe('load: two worker processes whose clocks are 10 minutes apart', () => {
 
 describe('a worker killed with SIGKILL inside a slow tool', () => {
   const LEASE_MS = 1_500;
-  const POLL_MS = 50;
   const cases = [
     { kind: 'file', recoverWith: 'retry', skewMs: 0 },
     { kind: 'redis', recoverWith: 'approve', skewMs: +5 * MINUTES },
@@ -104,13 +128,7 @@ describe('a worker killed with SIGKILL inside a slow tool', () => {
       async () => {
         const backend = await sharedStores(kind, 'lease-kill', 1, servers.urls[kind]);
         const store = backend.stores[0]!;
-        const executions: Record<string, number> = {};
-        const finishes: Record<string, number> = {};
-        const agent = slowApprovalAgent({
-          toolMs: 0,
-          onExecute: (key) => bump(executions, key),
-          onFinish: (key) => bump(finishes, key),
-        });
+        const { agent, executions, finishes } = countingAgent();
         const config = { leaseMs: LEASE_MS, toolMs: 10 * MINUTES, duplicates: 0, everyMs: 0 };
         let worker: Worker | undefined;
         try {
@@ -133,11 +151,7 @@ describe('a worker killed with SIGKILL inside a slow tool', () => {
           expect(executions).toEqual({});
 
           // It lapses within a lease of the kill, on the store's clock; four leases is the margin.
-          let polls = 0;
-          while ((await store.get(runId))?.lease?.live) {
-            expect(++polls).toBeLessThan((4 * LEASE_MS) / POLL_MS);
-            await sleep(POLL_MS);
-          }
+          await leaseLapse(store, runId, LEASE_MS);
           const recovered: SessionResult =
             recoverWith === 'retry' ? await sessions.retry(runId) : await sessions.approve(runId);
           expect(recovered.status).toBe('completed');
@@ -146,6 +160,45 @@ describe('a worker killed with SIGKILL inside a slow tool', () => {
           expect(executions).toEqual({ [key]: 1 });
           expect(finishes).toEqual({ [key]: 1 });
           expect((await sessions.get(runId)).status).toBe('completed');
+        } finally {
+          await worker?.stop();
+          await backend.teardown();
+        }
+      },
+    );
+  }
+});
+
+describe('a worker killed with SIGKILL in the model call after its tool finished', () => {
+  const LEASE_MS = 1_500;
+
+  for (const kind of ['file', 'redis', 'postgres'] as const) {
+    it.skipIf(servers.missing(kind))(
+      `${kind}: the takeover goes on after the finished tool and never runs it again`,
+      async () => {
+        const backend = await sharedStores(kind, 'lease-model-kill', 1, servers.urls[kind]);
+        const store = backend.stores[0]!;
+        const { agent, executions, finishes } = countingAgent();
+        const config = { leaseMs: LEASE_MS, toolMs: 0, modelMs: 10 * MINUTES, duplicates: 0, everyMs: 0 };
+        let worker: Worker | undefined;
+        try {
+          const sessions = createSessions({ agent, store, leaseMs: LEASE_MS });
+          worker = await startWorker(bundle, { ...config, address: backend.address! }, 0);
+          const { runId } = await sessions.start('Thaw one K562 vial');
+          const key = `${runId}:${THAW_CALL_ID}`;
+          worker.send({ op: 'approve', runIds: [runId] });
+          expect(await nextOfType(worker, 'executing')).toEqual({ type: 'executing', key });
+          expect(await nextOfType(worker, 'finishing')).toEqual({ type: 'finishing', key });
+          await worker.kill();
+
+          await leaseLapse(store, runId, LEASE_MS);
+          const recovered = await sessions.retry(runId);
+          expect(recovered.status).toBe('completed');
+          expect(recovered.output).toBe(`Recorded ${key}.`);
+          // The dead worker executed the tool once; this process never did.
+          expect(executions).toEqual({});
+          expect(finishes).toEqual({ [key]: 1 });
+          expect(recovered.messages.filter((message) => message.role === 'tool')).toHaveLength(1);
         } finally {
           await worker?.stop();
           await backend.teardown();

@@ -1,8 +1,8 @@
 /**
  * The behaviour every SnapshotStore must have (DESIGN §7 and §12), as one suite run against each
  * store: versions, compare-and-set, delete, expiry listing, large and unicode snapshots, concurrent
- * writers, leases (store-contract-leases.ts), row layout 2 (store-contract-parts.ts) and sessions
- * over it (store-contract-sessions.ts). To check a new store:
+ * writers, leases (store-contract-leases.ts), row layout 2 (store-contract-parts.ts), sessions
+ * over it (store-contract-sessions.ts) and steps recorded mid-turn (store-contract-steps.ts). To check a new store:
  * `describeStoreContract('myStore', async () => ({ store, clock, teardown }))`.
  */
 import { ConflictError, type SnapshotStore } from '@turnkit/core';
@@ -17,6 +17,7 @@ import {
 import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
 import { describeSessionsContract } from './store-contract-sessions.js';
+import { describeStepsContract } from './store-contract-steps.js';
 
 export {
   bigSnapshot,
@@ -182,5 +183,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     describeLeaseContract(() => fixture);
     describePartsContract(() => fixture);
     describeSessionsContract(() => fixture);
+    describeStepsContract(() => fixture);
   });
 }

@@ -170,8 +170,10 @@ describe('row layout 2: sessions', () => {
 
     const done = await sessions.answer(runId, { answers: { [HEADER]: LABELS[0] } }, { now: FIXTURE_NOW });
     expect(done.status).toBe('completed');
+    // The claim rewrites it; the step's results and the final answer are appended.
     expect(writes.map((write) => `${write.call}:${write.mode}`)).toEqual([
       'putParts:rewrite',
+      'putParts:append',
       'putParts:append',
     ]);
     expect('head' in (await store.getParts!(runId))!).toBe(true);

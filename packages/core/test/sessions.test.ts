@@ -31,7 +31,7 @@ function countingStore(inner: SnapshotStore = memoryStore()) {
 }
 
 describe('createSessions', () => {
-  it('starts, pauses, answers and completes a run kept in the store, with one read and two writes per resume', async () => {
+  it('starts, pauses, answers and completes a run kept in the store, with one read and three writes per resume (claim, the step results, the result)', async () => {
     const log: string[] = [];
     const agent = makeAgent(
       [
@@ -51,8 +51,8 @@ describe('createSessions', () => {
     counts.put = 0;
     const r2 = await sessions.answer(r1.runId, { answers: 'JWT' });
     expect(r2.status).toBe('completed');
-    expect(counts).toEqual({ get: 1, put: 2 });
-    expect(r2.version).toBe(4);
+    expect(counts).toEqual({ get: 1, put: 3 });
+    expect(r2.version).toBe(5);
     const stored = await sessions.get(r1.runId);
     expect(stored.status).toBe('completed');
     expect(stored.snapshot).toBe(r2.snapshot);
@@ -189,11 +189,11 @@ describe('createSessions', () => {
     const t0 = new Date('2026-05-01T10:00:00Z');
     const sessions = createSessions({ agent, store, leaseMs: 1000 });
     const r1 = await sessions.start('go', { now: t0 });
-    // A worker that claims the answer, runs the tool, and dies before writing the result.
+    // A worker that claims the answer, runs the tool, and dies before writing anything more.
     let writes = 0;
     const dieOnSecondWrite = () => {
       writes++;
-      if (writes === 2) throw new Error('process died');
+      if (writes >= 2) throw new Error('process died');
     };
     const dying: SnapshotStore = {
       ...store,

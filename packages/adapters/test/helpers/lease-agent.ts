@@ -29,6 +29,8 @@ export interface SlowApprovalOptions {
   onFinish?: (idempotencyKey: string) => void;
   /** Whether the tool stops when its `ctx.signal` aborts (a worker handing its turn back). */
   abortable?: boolean;
+  /** How long the model call after the tool takes (after `onFinish`); default 0. */
+  modelMs?: number;
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -56,10 +58,11 @@ export function slowApprovalAgent(options: SlowApprovalOptions): Agent {
     {
       toolCalls: [{ id: THAW_CALL_ID, name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }],
     },
-    (request) => {
+    async (request) => {
       const result = request.messages.findLast((message) => message.role === 'tool')?.content ?? '{}';
       const { recorded } = JSON.parse(result) as { recorded?: string };
       options.onFinish?.(recorded ?? '?');
+      if (options.modelMs) await sleep(options.modelMs);
       return `Recorded ${recorded}.`;
     },
   ]);

@@ -165,16 +165,24 @@ async function executeStep(run: Run): Promise<void> {
 export async function driveToRest(run: Run): Promise<void> {
   openRunSpan(run);
   try {
+    let stepEnded = false;
     for (;;) {
       const state = stateOf(run);
       if (state !== 'callingModel' && state !== 'executingTools') break;
+      // Sessions record a step's results before the model is called again (a sub-agent's are
+      // recorded with its parent's step).
+      if (stepEnded && state === 'callingModel' && run.fence && !run.parent) await run.fence.record(run);
+      stepEnded = false;
       // Sessions' fence: a worker that may have lost its claim starts no further model or tool call.
-      if (run.options.signal?.aborted || (run.fence !== undefined && !run.fence.holds())) {
+      if (run.options.signal?.aborted || (run.fence !== undefined && !(await run.fence.holds()))) {
         send(run, { type: 'ABORT' });
         break;
       }
       if (state === 'callingModel') await callModel(run);
-      else await executeStep(run);
+      else {
+        await executeStep(run);
+        stepEnded = true;
+      }
     }
     emitTurnEnd(run);
   } finally {

@@ -70,9 +70,19 @@ export interface Run {
   usage: TurnUsage;
 }
 
-/** Whether the worker still holds the run (sessions' lease); checked before every model or tool call. */
+/** Sessions' hold on the run (their lease, DESIGN §12), as the loop sees it. */
 export interface Fence {
-  holds(): boolean;
+  /**
+   * Whether the worker may start its next model or tool call. When no renewal was confirmed for a
+   * whole lease, it asks the store once more before saying no: the store judges.
+   */
+  holds(): Promise<boolean>;
+  /**
+   * Writes the run as it stands (the results of the step that just ended), fenced by version and
+   * owner, before the next model call: a worker that takes the run over resumes after those tools
+   * instead of running them again. Called for the top run only.
+   */
+  record(run: Run): Promise<void>;
 }
 
 let randomPool: Uint8Array = new Uint8Array(0);

@@ -1,20 +1,40 @@
 /**
  * A worker's hold on a run while it plays a turn (DESIGN §12): it renews its lease every
  * `leaseMs / 3`, and it stops holding the run — no further model or tool call starts — as soon as
- * a renewal is refused, or when it cannot be sure its lease is still live (no renewal confirmed for
- * `leaseMs`). Durations are measured with the monotonic clock: no wall clock is compared with
+ * the store refuses a renewal or a write, or when it cannot be sure its lease is still live (no
+ * renewal confirmed for `leaseMs`, and one more asked of the store then failing too). It also
+ * carries the fenced writes made while the turn plays (each step's results, DESIGN §12), one store
+ * call at a time. Durations are measured with the monotonic clock: no wall clock is compared with
  * another machine's.
  */
 import { ConflictError } from '../errors.js';
-import type { Fence } from '../interpreter/index.js';
 import type { SnapshotStore } from './store.js';
 
-/** A claim being held: the fence the interpreter checks, and what sessions need after the turn. */
-export interface Hold extends Fence {
+/** A claim being held: what the loop's fence asks, and what sessions need after the turn. */
+export interface Hold {
   /** Aborted when the hold is lost, so in-flight tools can stop early. */
   readonly signal: AbortSignal;
   /** Why the hold was lost, or null while it holds. */
   readonly lost: ConflictError | null;
+  /**
+   * Whether the loss is certain: the store refused a renewal or a write (another worker took the
+   * run), or the turn was handed back. A hold lost only for want of news may still write: the
+   * store judges that write as it judges every other.
+   */
+  readonly certain: boolean;
+  /** The version of the last write under this claim (the claim's, then each recorded step's). */
+  readonly version: number;
+  /**
+   * Whether the worker may start its next model or tool call. Past a whole lease without a
+   * confirmed renewal it asks the store once more (a renewal) before giving up.
+   */
+  holds(): Promise<boolean>;
+  /**
+   * A fenced write under the claim, never at the same time as a renewal: `write(expectedVersion)`
+   * writes with that version and a renewed lease and returns the new version. A refusal loses the
+   * hold; any other failure is thrown and changes nothing.
+   */
+  write(write: (expectedVersion: number) => Promise<number>): Promise<void>;
   /** Stops renewing; waits for a renewal in flight so none lands after the result write. */
   stop(): Promise<void>;
 }
@@ -42,42 +62,55 @@ export function lostClaimError(runId: string, why: string): ConflictError {
 
 /** Starts renewing a claim; see {@link Hold}. */
 export function holdRun(options: HoldOptions): Hold {
-  const { store, runId, owner, version, leaseMs } = options;
+  const { store, runId, owner, leaseMs } = options;
   const controller = new AbortController();
+  let version = options.version;
   let confirmedAt = options.claimedAt;
   let lost: ConflictError | null = null;
-  let inFlight: Promise<void> | null = null;
+  let certain = false;
+  let renewing = false;
   let stopped = false;
+  // One store call at a time: a renewal never races a write that moves the version.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const next = queue.then(task);
+    queue = next.catch(() => undefined);
+    return next;
+  };
 
-  const lose = (why: string) => {
+  const lose = (why: string, sure: boolean) => {
     if (lost) return;
     lost = lostClaimError(runId, why);
+    certain = sure;
     controller.abort(lost);
   };
 
-  const renew = () => {
-    if (stopped || lost || inFlight) return;
+  /** One renewal; true when the store confirmed it. */
+  const renewOnce = async (): Promise<boolean> => {
     const sentAt = performance.now();
-    inFlight = store
-      .renew(runId, { owner, version, ms: leaseMs })
-      .then(
-        () => {
-          confirmedAt = sentAt;
-        },
-        (error: unknown) => {
-          // A refusal means another worker took the run; any other failure is retried on the next
-          // tick, and `holds()` gives up once no renewal has been confirmed for a whole lease.
-          if (!stopped && error instanceof ConflictError) lose('its lease renewal was refused');
-        },
-      )
-      .finally(() => {
-        inFlight = null;
-      });
+    try {
+      await store.renew(runId, { owner, version, ms: leaseMs });
+      confirmedAt = Math.max(confirmedAt, sentAt);
+      return true;
+    } catch (error) {
+      // A refusal means another worker took the run; any other failure is retried on the next
+      // tick, and `holds()` asks once more before giving up.
+      if (!stopped && error instanceof ConflictError) lose('its lease renewal was refused', true);
+      return false;
+    }
   };
-  const timer = setInterval(renew, Math.max(1, Math.floor(leaseMs / 3)));
+
+  const tick = () => {
+    if (stopped || lost || renewing) return;
+    renewing = true;
+    void serial(renewOnce).finally(() => {
+      renewing = false;
+    });
+  };
+  const timer = setInterval(tick, Math.max(1, Math.floor(leaseMs / 3)));
   timer.unref?.();
   const handBack = options.handBack;
-  const handedBack = () => lose('it handed the turn back');
+  const handedBack = () => lose('it handed the turn back', true);
   if (handBack?.aborted) handedBack();
   else handBack?.addEventListener('abort', handedBack, { once: true });
 
@@ -86,15 +119,38 @@ export function holdRun(options: HoldOptions): Hold {
     get lost() {
       return lost;
     },
-    holds() {
-      if (!lost && performance.now() - confirmedAt >= leaseMs) lose('no lease renewal was confirmed in time');
+    get certain() {
+      return certain;
+    },
+    get version() {
+      return version;
+    },
+    async holds() {
+      if (lost) return false;
+      if (performance.now() - confirmedAt < leaseMs) return true;
+      // No renewal confirmed for a whole lease (the store unreachable, or this process stalled):
+      // the store, not this worker's doubt, says whether the run is still its own.
+      if (!(await serial(renewOnce))) lose('no lease renewal was confirmed in time', false);
       return lost === null;
+    },
+    async write(write) {
+      await serial(async () => {
+        if (lost && certain) return;
+        const sentAt = performance.now();
+        try {
+          version = await write(version);
+          confirmedAt = Math.max(confirmedAt, sentAt);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          lose('its write was refused', true);
+        }
+      });
     },
     async stop() {
       stopped = true;
       clearInterval(timer);
       handBack?.removeEventListener('abort', handedBack);
-      await inFlight;
+      await queue;
     },
   };
 }

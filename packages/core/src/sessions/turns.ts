@@ -112,22 +112,43 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
   ) => proceed(run, await claim(run, expectedVersion, logs), options);
 
   /**
-   * Plays the claimed turn while renewing the lease, then writes its result (fenced by version and
-   * owner). `handBack` ends the hold as a lost claim would, and releases the lease.
+   * Plays the claimed turn while renewing the lease, recording each step's results before the next
+   * model call, then writes its result; every write is fenced by version and owner. `handBack` ends
+   * the hold as a lost claim would, and releases the lease.
    */
   async function play(run: Run, claimed: Claim, handBack?: AbortSignal): Promise<SessionResult<unknown>> {
-    const { owner, version, claimedAt, logs } = claimed;
+    const { owner, version, claimedAt } = claimed;
+    let logs = claimed.logs;
     const hold = holdRun({ store, runId: run.runId, owner, version, leaseMs, claimedAt, handBack });
     const signal = run.options.signal;
     run.options = { ...run.options, signal: signal ? AbortSignal.any([signal, hold.signal]) : hold.signal };
-    run.fence = hold;
+    run.fence = {
+      holds: () => hold.holds(),
+      async record(current) {
+        try {
+          await hold.write(async (expectedVersion) => {
+            const written = await writeRun(store, current, logs, {
+              expectedVersion,
+              lease: { owner, ms: leaseMs },
+            });
+            logs = written.logs;
+            return written.version;
+          });
+        } catch {
+          // The store is unreachable: the step's results stay in memory for the result write, and
+          // the renewals (then `holds`) judge whether the turn may go on.
+        }
+      },
+    };
     try {
       await driveToRest(run);
     } finally {
       await hold.stop();
     }
-    if (hold.lost) {
-      if (handBack?.aborted) await release(run.runId, owner, version);
+    // Lost for certain (the store refused this worker, or it handed the turn back): nothing to
+    // write. Lost for want of news only: the result write is attempted, and the store judges it.
+    if (hold.lost && hold.certain) {
+      if (handBack?.aborted) await release(run.runId, owner, hold.version);
       throw hold.lost;
     }
     const expiresAt = pendingInteractions(run.state.context)
@@ -137,7 +158,7 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     let written: Awaited<ReturnType<typeof writeRun>>;
     try {
       written = await writeRun(store, run, logs, {
-        expectedVersion: version,
+        expectedVersion: hold.version,
         lease: { owner, ms: 0 },
         expiresAt: expiresAt ?? null,
       });
