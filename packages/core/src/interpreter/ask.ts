@@ -17,6 +17,7 @@ import type {
   AskSignal,
 } from '../tools/index.js';
 import type { Question } from '../types.js';
+import { unsafeFormSchema } from './form-guard.js';
 import type { Run } from './run.js';
 
 /** Signals made by `ctx.ask`: a tool cannot fake one by returning a look-alike object. */
@@ -89,7 +90,16 @@ export function askDraft(
   }
   if (request && 'input' in request && typeof request.input?.message === 'string') {
     const form = request.input as { message: string; schema?: z.ZodType; jsonSchema?: unknown };
-    const schema = form.jsonSchema !== undefined ? givenSchema(form.jsonSchema) : zodSchema(form.schema);
+    // Checked before zod reads a given schema, and after a zod schema is converted.
+    const unsafe = unsafeFormSchema(form.jsonSchema);
+    const schema =
+      unsafe ?? (form.jsonSchema !== undefined ? givenSchema(form.jsonSchema) : zodSchema(form.schema));
+    const refused = typeof schema === 'string' ? null : unsafeFormSchema(schema);
+    if (unsafe || refused)
+      return fail(
+        tool,
+        `its form schema ${unsafe ?? refused}: refused, as checking a value could take too long`,
+      );
     if (typeof schema === 'string') return fail(tool, schema);
     return { draft: { ...base, kind: 'input', form: { message: form.message, schema } } };
   }

@@ -16,6 +16,7 @@ import {
 import { toolErrorResult } from '../results.js';
 import type { InteractionResponse } from '../types.js';
 import { answersByHeader } from './ask.js';
+import { unsafeFormSchema } from './form-guard.js';
 import type { Run } from './run.js';
 import { checkToolInput } from './tool-input.js';
 
@@ -62,6 +63,13 @@ function wrongKind(interaction: StoredInteraction, type: string): StateError {
 function checkFormValue(interaction: StoredInteraction, value: unknown): unknown {
   const controls = controlCharacterIssues(value, ['value']);
   if (controls.length > 0) throw new AnswerError(controls, 'The form value');
+  const unsafe = unsafeFormSchema(interaction.form?.schema);
+  if (unsafe) {
+    throw new AnswerError(
+      [{ path: ['value'], message: `the form's stored schema ${unsafe}, so no value is checked against it` }],
+      'The form value',
+    );
+  }
   let schema: z.ZodType;
   try {
     schema = z.fromJSONSchema(interaction.form?.schema ?? {}) as z.ZodType;
