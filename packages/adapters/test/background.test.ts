@@ -11,6 +11,7 @@ import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEventHub, createHandler, type HubMessage } from '../src/http/public.js';
 import { prefersRespondAsync } from '../src/http/routes.js';
+import { bullmqQueue } from '../src/queue/bullmq.js';
 import { memoryQueue } from '../src/queue/memory.js';
 import type { TurnJob, TurnQueue } from '../src/queue/types.js';
 import { createWorker, type TurnWorker, type WorkerOptions } from '../src/queue/worker.js';
@@ -214,6 +215,22 @@ describe('createHandler({ queue }) with Prefer: respond-async', () => {
     expect(() =>
       createWorker({ agent, store: memoryStore(), queue: memoryQueue(), graceMs: -1, shutdownSignals: [] }),
     ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+  it('plays the turn in the request when BullMQ cannot reach Redis, once enqueueTimeoutMs has passed', async () => {
+    const reported: unknown[] = [];
+    // Port 1: nothing listens; BullMQ alone would wait for Redis forever.
+    const queue = bullmqQueue({ connection: { host: '127.0.0.1', port: 1 }, enqueueTimeoutMs: 200 });
+    queues.push(queue);
+    const handler = createHandler({
+      agent: inventoryAgent({ thawed: [] }),
+      store: memoryStore(),
+      queue,
+      onError: (error) => reported.push(error),
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw vials' }, ASYNC);
+    expect(started.status).toBe(201);
+    expect(started.body.status).toBe('needs_input');
+    expect(reported).toEqual([expect.objectContaining({ code: 'QUEUE_UNAVAILABLE' })]);
   });
   it('plays the turn in the request when the queue refuses the job, as if the preference were not sent', async () => {
     const thawed: string[][] = [];

@@ -184,4 +184,14 @@ describe('bullmqQueue options', () => {
     client.disconnect();
     patient.disconnect();
   });
+
+  it('gives up on an enqueue Redis cannot take within enqueueTimeoutMs, with QUEUE_UNAVAILABLE', async () => {
+    // Port 1: nothing listens, and BullMQ's own connection would wait for it forever.
+    const queue = bullmqQueue({ connection: { host: '127.0.0.1', port: 1 }, enqueueTimeoutMs: 200 });
+    const error = await queue
+      .enqueue({ runId: 'run_down', owner: 'owner', version: 1 })
+      .catch((caught: unknown) => caught);
+    expect(TurnkitError.isInstance(error) && error.code).toBe('QUEUE_UNAVAILABLE');
+    await queue.close();
+  });
 });

@@ -19,7 +19,8 @@ export type TurnkitErrorCode =
   | 'ANSWER_INVALID'
   | 'CONFLICT'
   | 'MODEL_ERROR'
-  | 'CONFIG_INVALID';
+  | 'CONFIG_INVALID'
+  | 'QUEUE_UNAVAILABLE';
 
 const marker = Symbol.for('turnkit.error');
 

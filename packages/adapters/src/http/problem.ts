@@ -51,6 +51,7 @@ export const PROBLEM_STATUS: Readonly<Record<ProblemCode, number>> = {
   CONFIG_INVALID: 500,
   INTERNAL: 500,
   MODEL_ERROR: 502,
+  QUEUE_UNAVAILABLE: 503,
 };
 
 const TITLES: Readonly<Record<number, string>> = {
@@ -65,6 +66,7 @@ const TITLES: Readonly<Record<number, string>> = {
   422: 'Unprocessable Content',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 /** A problem details object as sent (RFC 9457 members plus `code` and optional extensions). */

@@ -41,6 +41,11 @@ export interface BullmqQueueOptions {
   lockMs?: number;
   /** Dead letters kept (the oldest go first). Default 1000. */
   keepDeadLetters?: number;
+  /**
+   * How long `enqueue` waits for Redis before it gives up with `QUEUE_UNAVAILABLE` (BullMQ itself
+   * waits for as long as Redis is down). A handler then plays the turn in the request. Default 5 000 ms.
+   */
+  enqueueTimeoutMs?: number;
 }
 
 const invalid = (message: string) => new TurnkitError('CONFIG_INVALID', `bullmqQueue: ${message}`);
@@ -94,6 +99,7 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
   const backoffMs = countOr(options.backoffMs, 1000, 'backoffMs', 'bullmqQueue');
   const lockMs = countOr(options.lockMs, 30_000, 'lockMs', 'bullmqQueue');
   const keepDeadLetters = countOr(options.keepDeadLetters, 1000, 'keepDeadLetters', 'bullmqQueue');
+  const enqueueTimeoutMs = countOr(options.enqueueTimeoutMs, 5000, 'enqueueTimeoutMs', 'bullmqQueue');
   const prefix = options.prefix === undefined ? {} : { prefix: options.prefix };
 
   let queue: Promise<Queue> | undefined;
@@ -118,7 +124,28 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
 
   return {
     async enqueue(job: TurnJob) {
-      await (await queueOf()).add('turn', job, { jobId: jobIdOf(job) });
+      const added = queueOf().then((opened) => opened.add('turn', job, { jobId: jobIdOf(job) }));
+      // Given up on below, a late add must not become an unhandled rejection (and if it lands, the
+      // claim's version lets only one of the worker and the request play the turn).
+      added.catch(() => undefined);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new TurnkitError(
+                'QUEUE_UNAVAILABLE',
+                `bullmqQueue: the turn of run ${job.runId} was not enqueued within ${enqueueTimeoutMs} ms. Check that Redis is reachable; a handler plays the turn in the request meanwhile.`,
+              ),
+            ),
+          enqueueTimeoutMs,
+        );
+      });
+      try {
+        await Promise.race([added, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
 
     consume(handler: JobHandler, consumeOptions: ConsumeOptions = {}): QueueConsumer {
