@@ -112,6 +112,24 @@ describe.skipIf(!url)('redisStore', () => {
       });
     });
 
+    it.each(['1e18', '-1', '1.5', 'x', '100000'])(
+      'refuses a run whose chunk count was corrupted to %s with SNAPSHOT_INVALID, and Redis stays free',
+      async (chunks) => {
+        const { client, prefix } = connection;
+        const store = redisStore(client, { prefix });
+        const runId = freshRunId('corrupt');
+        await store.putParts!(
+          runId,
+          { head: partsHead('c'), mode: 'rewrite', messages: '1', resolved: '' },
+          { expectedVersion: null },
+        );
+        await client.hset(`${prefix}${runId}`, 'chunks', chunks);
+        const error = await store.getParts!(runId).catch((caught: unknown) => caught);
+        expect(TurnkitError.isInstance(error) && error.code).toBe('SNAPSHOT_INVALID');
+        expect(await client.ping()).toBe('PONG');
+      },
+    );
+
     it('keeps a run in row layout 2 as { version, head, chunks, m<i>, r<i> }: one chunk per write that appended', async () => {
       const { client, prefix } = connection;
       const store = redisStore(client, { prefix, ttlSeconds: 60 });

@@ -94,7 +94,8 @@ const CHUNKS_PER_READ = 500;
 
 /**
  * KEYS: run hash. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
- * snapshot} (layout 1) or {…, head, messages, resolved} (layout 2: the chunks joined by ',').
+ * snapshot} (layout 1) or {…, head, messages, resolved} (layout 2: the chunks joined by ','); an
+ * error reply TURNKIT_CORRUPT_CHUNKS when the chunk count is not one a write could have left.
  */
 export const GET_SCRIPT = `
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
@@ -107,7 +108,12 @@ if run[2] then
   if tonumber(run[3]) > now then live = 1 end
 end
 if run[4] then return {run[1], owner, live, run[4]} end
+-- A corrupted count must never make this loop spin (it would block the whole server): it is a
+-- whole number no larger than the hash's own field count, or the read is refused.
 local count = tonumber(run[6])
+if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
+  return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
+end
 local messages, resolved = {}, {}
 for from = 1, count, ${CHUNKS_PER_READ} do
   local fields = {}

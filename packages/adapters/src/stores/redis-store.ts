@@ -12,6 +12,7 @@ import {
   notInPartsError,
   type PartsWrite,
   type PutOptions,
+  SnapshotError,
   type SnapshotStore,
   type StoredParts,
   type StoredSnapshot,
@@ -149,7 +150,13 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
 
   /** Reads a run in one script: whole (layout 1) or as parts (layout 2). */
   async function read(runId: string, where: string): Promise<StoredParts | StoredSnapshot | null> {
-    const reply = (await client.eval(GET_SCRIPT, 1, runKey(runId, where))) as GetReply | null;
+    const reply = (await client.eval(GET_SCRIPT, 1, runKey(runId, where)).catch((error: unknown) => {
+      if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
+      throw new SnapshotError(
+        'SNAPSHOT_INVALID',
+        `${where}: run ${runId} has a corrupted chunk count, so its logs cannot be read. Restore the hash as TurnKit wrote it, or delete the run.`,
+      );
+    })) as GetReply | null;
     if (reply === null) return null;
     const [version, owner, live] = reply;
     const stored = { version: Number(version), lease: live === -1 ? null : { owner, live: live === 1 } };
