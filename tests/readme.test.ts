@@ -1,7 +1,7 @@
 /**
  * Runs every ```ts block of the READMEs that starts with `// example: <name>`, exactly as written,
  * in a fresh Node process against the built packages, and checks what it prints. An example that
- * imports `./agent.js` gets `fixtures/agent.ts` (a scripted inventory agent) beside it.
+ * imports `./agent.js` gets the README's `agent` example (a scripted inventory agent) beside it.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -45,13 +45,8 @@ async function runExample(
   name: string,
   options: { entry?: string; env?: Record<string, string>; also?: string[] } = {},
 ) {
-  await writeExamples([name, ...(options.also ?? [])]);
-  for (const fixture of [
-    'agent.ts',
-    'postgres-handler-harness.ts',
-    'http-handler-harness.ts',
-    'frontend-harness.ts',
-  ]) {
+  await writeExamples([name, 'agent', ...(options.also ?? [])]);
+  for (const fixture of ['postgres-handler-harness.ts', 'http-handler-harness.ts', 'frontend-harness.ts']) {
     await copyFile(join(here, 'fixtures', fixture), join(scratch, fixture));
   }
   const entry = join(scratch, options.entry ?? `${name}.ts`);
@@ -98,6 +93,7 @@ if (!pgUrl && process.env.CI !== 'true') {
 describe('README examples', () => {
   it('lists the examples this suite knows', async () => {
     expect([...(await examples()).keys()].sort()).toEqual([
+      'agent',
       'agent-essentials',
       'ai-sdk-model',
       'background-turns',
@@ -105,6 +101,7 @@ describe('README examples', () => {
       'frontend-ag-ui',
       'frontend-ai-sdk',
       'frontend-server',
+      'getting-started',
       'http-handler',
       'mcp-server',
       'mcp-tools',
@@ -137,6 +134,11 @@ describe('README examples', () => {
       'Your final answer does not match the required output format.',
       'completed 2 K562',
     ]);
+  });
+
+  it('getting-started: the agent.ts shown pauses on its question, and the answer completes the run', async () => {
+    const lines = (await runExample('getting-started')).trim().split('\n');
+    expect(lines).toEqual(['needs_input', 'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}']);
   });
 
   it('quickstart: pauses, stores the snapshot in a file, and resumes from it', async () => {

@@ -34,7 +34,8 @@ async function run(options: CliOptions, ui: Ui): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCli(argv, process.env);
   if (!parsed.ok) {
-    process.stderr.write(`${parsed.message}\n\n${helpText(langFromEnv(process.env))}`);
+    // One line of what was wrong and where to look, not the whole help under it.
+    process.stderr.write(`${parsed.message}\n${translator(langFromEnv(process.env))('seeHelp')}\n`);
     return EXIT_FAILED;
   }
   const { options } = parsed;

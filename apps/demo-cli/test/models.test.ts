@@ -75,20 +75,25 @@ describe('turnkit-demo on a provider', () => {
     expect(fake.requests.length).toBe(before);
   });
 
-  it('refuses an unknown provider as a usage error, with the help', async () => {
+  it('refuses an unknown provider as a usage error: one line, then where the help is', async () => {
     const run = await runCli(['--model', 'mistral:large'], { input: null, dir: tempDir(), env: keys });
     expect(run.code).toBe(1);
-    const [first, second, third] = run.stderr.split('\n');
+    const [first, ...rest] = run.stderr.split('\n');
     expect(first).toBe(
       '--model: unknown provider "mistral" in "mistral:large". Known providers: openai, openai-chat, anthropic (e.g. openai:gpt-4.1-mini or anthropic:claude-sonnet-4-5).',
     );
-    expect([second, third]).toEqual([
-      '',
-      "turnkit-demo: TurnKit's interactive demo. An LN2 freezer assistant that pauses to ask you",
-    ]);
+    expect(rest).toEqual(['Run turnkit-demo --help to see every option.', '']);
     const bare = await runCli(['--model', 'gpt-4.1-mini'], { input: null, dir: tempDir() });
     expect(bare.stderr.split('\n')[0]).toBe(
       '--model takes provider:model, e.g. openai:gpt-4.1-mini or anthropic:claude-sonnet-4-5; got "gpt-4.1-mini".',
+    );
+  });
+
+  it('refuses an unknown flag in one line and points to --help', async () => {
+    const run = await runCli(['--frobnicate'], { input: null, dir: tempDir() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      "Unknown option or command: Unknown option '--frobnicate'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frobnicate\"\nRun turnkit-demo --help to see every option.\n",
     );
   });
 
