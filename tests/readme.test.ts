@@ -5,11 +5,11 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './free-port.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const scratch = join(here, '.examples');
@@ -59,18 +59,6 @@ async function runExample(
 }
 
 afterAll(() => rm(scratch, { recursive: true, force: true }));
-
-/** A loopback port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Serves `frontend-server` and runs the front-end example `client` against it. */
 async function runFrontend(client: string) {
