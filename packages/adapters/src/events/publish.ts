@@ -17,12 +17,15 @@ import { stateView } from './view.js';
 const BEFORE_CLAIM: ReadonlySet<AgentEvent['type']> = new Set(['turn_started', 'interaction_resolved']);
 
 /** The run's seq after a result: its last event's, else the one its snapshot records. */
-function runSeq(result: TurnResult): number {
+function runSeq(result: TurnResult<unknown>): number {
   return result.events.at(-1)?.seq ?? readSnapshotHeader(result.snapshot).seq;
 }
 
 /** A run's `state` message: the bounded view of `stateView`, with the run's seq as its id. */
-export function stateMessage(result: TurnResult & { version?: number }, messages: boolean): HubMessage {
+export function stateMessage(
+  result: TurnResult<unknown> & { version?: number },
+  messages: boolean,
+): HubMessage {
   return { event: 'state', id: String(runSeq(result)), data: stateView(result, messages) };
 }
 
@@ -45,7 +48,7 @@ export interface Publisher {
    * Publishes the state after a turn, and resolves once the hub stored it (after the turn's
    * events). A result without events (a repeated answer, a read) changed nothing: not published.
    */
-  publishState(result: TurnResult & { version?: number }): Promise<void>;
+  publishState(result: TurnResult<unknown> & { version?: number }): Promise<void>;
 }
 
 /** What {@link hubPublisher} needs from the handler. */

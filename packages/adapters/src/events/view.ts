@@ -21,8 +21,11 @@ export interface RunView {
   needsInput: boolean;
   /** Every pending question and approval (empty unless `needs_input`). */
   pending: PendingInteraction[];
-  /** The final assistant text when completed, else null. */
-  output: string | null;
+  /**
+   * When completed: the final assistant text, or for an agent with an `output` schema the parsed
+   * value (a JSON object in the body); else null.
+   */
+  output: unknown;
   /** Why the turn failed (e.g. `MODEL_ERROR`), else null. */
   error: { code: string; message: string } | null;
   /**
@@ -52,7 +55,7 @@ export interface RunView {
 
 /** Builds the view of a result. */
 export function toView(
-  result: TurnResult & { version?: number },
+  result: TurnResult<unknown> & { version?: number },
   options: { messages: boolean; snapshot: boolean; eventsToken?: string },
 ): RunView {
   const view: RunView = {
@@ -79,7 +82,7 @@ export const STATE_MESSAGES_MAX_CHARS = 64 * 1024;
  * The view sent in `state` events: no snapshot, and the transcript only while it is short (plus
  * `messageCount` always), so its size does not grow with the conversation.
  */
-export function stateView(result: TurnResult & { version?: number }, messages: boolean): RunView {
+export function stateView(result: TurnResult<unknown> & { version?: number }, messages: boolean): RunView {
   const view = toView(result, { messages: false, snapshot: false });
   view.messageCount = result.messages.length;
   if (messages && JSON.stringify(result.messages).length <= STATE_MESSAGES_MAX_CHARS) {

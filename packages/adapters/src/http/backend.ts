@@ -4,7 +4,7 @@
  * repeats, leases); client-held mode (client-held.ts) gives the signed snapshot to the client.
  */
 import {
-  type Agent,
+  type AnyAgent,
   createSessions,
   type ResponseInput,
   type SessionOptions,
@@ -19,7 +19,7 @@ import { forNewRun } from './auth.js';
 import type { HeldBody } from './schemas.js';
 
 /** A turn result, with the stored version in store mode (and the claim of a deferred turn). */
-export type BackendResult = TurnResult & { version?: number; claim?: TurnClaim };
+export type BackendResult = TurnResult<unknown> & { version?: number; claim?: TurnClaim };
 
 /** A call's options; `defer` (store mode, `Prefer: respond-async`) claims the turn without playing it. */
 export type BackendOptions = TurnOptions & Pick<SessionOptions, 'defer'>;
@@ -44,13 +44,13 @@ export interface RunBackend {
   /** Whether `request` may read the run's events (client-held: it shows the run's events token). */
   mayReadEvents(request: Request, runId: string, principal: string | undefined): boolean;
   /** Store mode: resolves every expired interaction the store lists (core's `sessions.sweep`). */
-  sweep?(options: SweepOptions): Promise<SweepResult>;
+  sweep?(options: SweepOptions): Promise<SweepResult<unknown>>;
   /** Store mode: plays a turn claimed with `defer` (core's `sessions.play`). */
   play?(claim: TurnClaim, options: TurnOptions): Promise<BackendResult>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
-export function storeBackend(agent: Agent, store: SnapshotStore, leaseMs: number | undefined): RunBackend {
+export function storeBackend(agent: AnyAgent, store: SnapshotStore, leaseMs: number | undefined): RunBackend {
   const sessions = createSessions({ agent, store, ...(leaseMs !== undefined ? { leaseMs } : {}) });
   return {
     clientHeld: false,

@@ -11,7 +11,7 @@
  * effects must deduplicate on `ctx.idempotencyKey`.
  */
 import {
-  type Agent,
+  type AnyAgent,
   defineAgent,
   readSnapshotHeader,
   respond,
@@ -37,7 +37,7 @@ export const EVENTS_TOKEN_HEADER = 'turnkit-events-token';
  * The agent protecting its snapshots with `secret` (and encrypting them with `encrypt`): itself
  * when it already does, else a copy with those keys.
  */
-export function withKeys(agent: Agent, secret: string | undefined, encrypt: boolean): Agent {
+export function withKeys(agent: AnyAgent, secret: string | undefined, encrypt: boolean): AnyAgent {
   const keys = agent.snapshot ?? {};
   const wanted = { ...keys, ...(secret !== undefined ? { secret } : {}), ...(encrypt ? { encrypt } : {}) };
   if (wanted.secret === keys.secret && wanted.encrypt === keys.encrypt) return agent;
@@ -45,7 +45,7 @@ export function withKeys(agent: Agent, secret: string | undefined, encrypt: bool
 }
 
 /** Refuses to build a client-held handler whose snapshots could be edited or forged. */
-export function assertSigning(agent: Agent): void {
+export function assertSigning(agent: AnyAgent): void {
   const secret = agent.snapshot?.secret;
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) {
     throw new TurnkitError(
@@ -76,7 +76,7 @@ export function nothingRan(error: unknown): boolean {
 }
 
 /** The backend of client-held mode; `agent` must sign its snapshots (see {@link assertSigning}). */
-export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBackend {
+export function clientHeldBackend(agent: AnyAgent, replay?: ReplayGuard): RunBackend {
   const secret = agent.snapshot!.secret!;
 
   /**
@@ -100,15 +100,15 @@ export function clientHeldBackend(agent: Agent, replay?: ReplayGuard): RunBacken
     runId: string,
     held: HeldBody,
     options: TurnOptions,
-    play: (snapshot: string) => Promise<TurnResult>,
-  ): Promise<TurnResult> {
+    play: (snapshot: string) => Promise<TurnResult<unknown>>,
+  ): Promise<TurnResult<unknown>> {
     const snapshot = heldSnapshot(runId, held);
     if (!replay) return play(snapshot);
     const claim = await claimSnapshot(replay, snapshot, secret, options.now ?? new Date(), {
       named: 'This snapshot',
       latest: "send the snapshot of the run's latest response",
     });
-    let result: TurnResult;
+    let result: TurnResult<unknown>;
     try {
       result = await play(snapshot);
     } catch (error) {

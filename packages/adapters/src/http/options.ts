@@ -5,8 +5,8 @@
  */
 
 import {
-  type Agent,
   type AgentEvent,
+  type AnyAgent,
   type SnapshotStore,
   TurnkitError,
   type TurnResult,
@@ -34,7 +34,7 @@ export interface MountDeps {
   eventsForRequest(): (event: AgentEvent) => void;
   onError(error: unknown, request: Request, run?: { runId: string; agentPath: string[] }): void;
   /** Publishes a finished turn's state to the hub. */
-  onSettled(result: TurnResult): void;
+  onSettled(result: TurnResult<unknown>): void;
 }
 
 /** Where a protocol is mounted, relative to the handler's `basePath` (e.g. `{ path: '/chat' }`). */
@@ -65,7 +65,7 @@ export const DEFAULT_REPLAY_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** Options of `createHandler`. */
 export interface HandlerOptions {
-  agent: Agent;
+  agent: AnyAgent;
   /** Store mode: runs live here between requests. Without it the handler is in client-held mode. */
   store?: SnapshotStore;
   /**

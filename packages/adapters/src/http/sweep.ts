@@ -36,13 +36,13 @@ function limitOf(url: string): number {
 export function registerSweep(
   app: Hono<HandlerEnv>,
   sweepToken: string,
-  sweep: (options: SweepOptions) => Promise<SweepResult>,
+  sweep: (options: SweepOptions) => Promise<SweepResult<unknown>>,
   turn: {
     /** A fresh `onEvent` for one sweep (the handler's, which publishes to its hub). */
     onEvent(): (event: AgentEvent) => void;
     onError(error: unknown, request: Request): void;
     /** Called with each swept run as it is now (the handler publishes its `state` to the hub). */
-    onSettled(result: SweepResult['swept'][number]): void | Promise<void>;
+    onSettled(result: SweepResult<unknown>['swept'][number]): void | Promise<void>;
     /** The handler's clock (its `now` option), else the system clock. */
     now?: () => Date;
   },

@@ -8,8 +8,8 @@
 
 import { setTimeout as delay } from 'node:timers/promises';
 import {
-  type Agent,
   type AgentEvent,
+  type AnyAgent,
   ConflictError,
   createSessions,
   type SnapshotStore,
@@ -21,7 +21,7 @@ import type { JobDelivery, TurnJob, TurnQueue } from './types.js';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
-  agent: Agent;
+  agent: AnyAgent;
   /** The store the handlers use. */
   store: SnapshotStore;
   /** The queue the handlers enqueue to (`createHandler({ queue })`). The worker never closes it. */

@@ -6,7 +6,7 @@
  * interrupt's `toolCallId` instead: such a message answers the interrupt when it is still pending
  * and `resume` does not, so nothing is ever answered twice.
  */
-import type { Agent, InteractionKind, PendingInteraction, ResponseInput } from '@turnkit/core';
+import type { AnyAgent, InteractionKind, PendingInteraction, ResponseInput } from '@turnkit/core';
 import { HttpProblem } from '../../http/index.js';
 import type { InputMessage, ResumeEntry } from './input.js';
 import { interruptToolCallId } from './interrupts.js';
@@ -15,7 +15,7 @@ import { textOf } from './messages.js';
 /** What the answers are matched against. */
 export interface AnswerTarget {
   threadId: string;
-  agent: Agent;
+  agent: AnyAgent;
   pending: readonly PendingInteraction[];
   /** The kind of an interaction that is no longer pending (a replayed answer), if the run knows it. */
   resolvedKind(id: string): InteractionKind | undefined;

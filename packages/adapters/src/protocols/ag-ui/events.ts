@@ -62,8 +62,8 @@ export type AgUiEvent =
       threadId: string;
       runId: string;
       outcome: AgUiOutcome;
-      /** The final assistant text of a completed run. */
-      result?: string;
+      /** The final assistant text of a completed run, or an agent's structured `output` (a JSON value). */
+      result?: unknown;
       usage?: AgUiUsage[];
     }
   | { type: 'RUN_ERROR'; message: string; code: string; usage?: AgUiUsage[] }

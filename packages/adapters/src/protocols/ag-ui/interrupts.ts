@@ -14,11 +14,11 @@
  * tool with `needsApproval`); an interaction no top-level call stands for — a tool's own `ctx.ask`,
  * a sub-agent's question or approval bubbling up — has its own id there instead.
  */
-import type { Agent, PendingInteraction, Question } from '@turnkit/core';
+import type { AnyAgent, PendingInteraction, Question } from '@turnkit/core';
 import type { AgUiInterrupt } from './events.js';
 
 /** Whether a top-level tool call is the one waiting for the interaction (see the file comment). */
-function standsForCall(interaction: PendingInteraction, agent: Agent): boolean {
+function standsForCall(interaction: PendingInteraction, agent: AnyAgent): boolean {
   if (interaction.agentPath.length !== 1) return false;
   const tool = agent.toolIndex.get(interaction.toolName);
   if (interaction.kind === 'question') return tool?.kind === 'question';
@@ -27,7 +27,7 @@ function standsForCall(interaction: PendingInteraction, agent: Agent): boolean {
 }
 
 /** The `toolCallId` an interaction's interrupt carries (and a tool message answering it names). */
-export function interruptToolCallId(interaction: PendingInteraction, agent: Agent): string {
+export function interruptToolCallId(interaction: PendingInteraction, agent: AnyAgent): string {
   return standsForCall(interaction, agent) ? interaction.toolCallId : interaction.id;
 }
 
@@ -75,7 +75,7 @@ function questionsSchema(questions: readonly Question[]): Record<string, unknown
 }
 
 /** `{ approved, editedArgs?, reason? }`; `editedArgs` takes the tool's input schema when it is the agent's own. */
-function approvalSchema(interaction: PendingInteraction, agent: Agent): Record<string, unknown> {
+function approvalSchema(interaction: PendingInteraction, agent: AnyAgent): Record<string, unknown> {
   const own = interaction.agentPath.length === 1 ? agent.toolIndex.get(interaction.toolName) : undefined;
   const { $schema: _dialect, ...parameters } =
     own?.kind === 'function' ? own.spec.function.parameters : { type: 'object' };
@@ -100,7 +100,7 @@ function questionMessage(questions: readonly Question[]): string {
 }
 
 /** The interrupt of one pending interaction. */
-export function toInterrupt(interaction: PendingInteraction, agent: Agent): AgUiInterrupt {
+export function toInterrupt(interaction: PendingInteraction, agent: AnyAgent): AgUiInterrupt {
   const { id, kind, toolName, agentPath, payload } = interaction;
   const base = {
     id,

@@ -4,8 +4,8 @@
  * is refused when it is built (`TurnkitError` `CONFIG_INVALID`), never on the first request.
  */
 import {
-  type Agent,
   type AgentEvent,
+  type AnyAgent,
   type SnapshotStore,
   TurnkitError,
   type TurnResult,
@@ -51,7 +51,7 @@ export interface AgUiHandlerOptions
 /** The checked options, with their defaults. */
 export interface AgUiConfig {
   /** The agent, signing (and encrypting) its snapshots as the options say. */
-  agent: Agent;
+  agent: AnyAgent;
   store?: SnapshotStore;
   /** Client-held: replay protection, when `replay: 'reject'`. */
   replay?: { store: ReplayStore; ttlMs: number };
@@ -71,7 +71,7 @@ export interface AgUiConfig {
    * Gets each run's final result (not the ones refused before they started): `createHandler`'s
    * mount publishes it to its event hub as a `state` event, as its own routes do.
    */
-  onSettled?: (result: TurnResult) => void;
+  onSettled?: (result: TurnResult<unknown>) => void;
   /**
    * Replaces `onEvent` with one made for each request: `createHandler`'s mount holds a turn's
    * events until its claim is written, so a request that loses the race publishes nothing.

@@ -14,7 +14,7 @@
  * `tools` (front-end tools) and `context` entries of the input are not used: the agent's tools are
  * its own, and the application context comes from the handler's `context` option.
  */
-import type { Agent } from '@turnkit/core';
+import type { AnyAgent } from '@turnkit/core';
 import { HttpProblem } from '../../http/index.js';
 import { toResponses } from './answers.js';
 import type { RunAgentInput } from './input.js';
@@ -23,7 +23,7 @@ import type { Action, Thread } from './thread.js';
 
 /** What the plan needs besides the input and the thread. */
 export interface PlanContext {
-  agent: Agent;
+  agent: AnyAgent;
   clientHeld: boolean;
   /** The application context of a new run. */
   context: () => unknown | Promise<unknown>;

@@ -17,7 +17,7 @@ import type { Translator } from './translate.js';
 /** Events that show the turn has started work: from here on the request is streamed. */
 const WORK = new Set<AgentEvent['type']>(['model_started', 'tool_started']);
 
-type Settled = { result: TurnResult } | { error: unknown };
+type Settled = { result: TurnResult<unknown> } | { error: unknown };
 
 /** The state a client-held run gets back: the client's own keys, and the new snapshot. */
 function stateWith(input: RunAgentInput, snapshot: string): Record<string, unknown> {

@@ -6,7 +6,7 @@
  * the same conflicts; the client then gets the new snapshot in `STATE_SNAPSHOT`.
  */
 import {
-  type Agent,
+  type AnyAgent,
   type ChatMessage,
   createSessions,
   defineAgent,
@@ -38,15 +38,19 @@ export type Action =
 export interface Thread {
   readonly threadId: string;
   /** The run as it is now; null when the thread has none yet. */
-  readonly current: TurnResult | null;
+  readonly current: TurnResult<unknown> | null;
   /** The kind of an interaction the run already resolved (a replayed answer names it). */
   resolvedKind(id: string): InteractionKind | undefined;
   /** Plays an action. */
-  play(action: Action, options: TurnOptions): Promise<TurnResult>;
+  play(action: Action, options: TurnOptions): Promise<TurnResult<unknown>>;
   /** Gives back what `play` claimed, when the request was refused before anything ran. */
   giveBack(): Promise<void>;
   /** Waits while another request is playing the run (store mode), then returns it as it is then. */
-  settle(result: TurnResult, options: TurnOptions, signal: AbortSignal): Promise<TurnResult>;
+  settle(
+    result: TurnResult<unknown>,
+    options: TurnOptions,
+    signal: AbortSignal,
+  ): Promise<TurnResult<unknown>>;
 }
 
 const isRunNotFound = (error: unknown) => TurnkitError.isInstance(error) && error.code === 'RUN_NOT_FOUND';
@@ -71,7 +75,7 @@ function heldSnapshot(state: unknown): string | undefined {
  * The agent with its model call announced first: `beforeModel` gets the transcript the top agent's
  * model is about to read (sub-agents keep their own models), so the run's events come in order.
  */
-function announcing(agent: Agent, beforeModel: (transcript: ChatMessage[]) => void): Agent {
+function announcing(agent: AnyAgent, beforeModel: (transcript: ChatMessage[]) => void): AnyAgent {
   const { model } = agent;
   const announced: ModelAdapter = {
     name: model.name,
@@ -90,7 +94,12 @@ export function threadOpener(config: AgUiConfig) {
   const leaseMs = config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {};
 
   /** Store mode: the stored run; a run another principal started is not found, as core says. */
-  async function stored(sessions: Sessions, store: SnapshotStore, threadId: string, options: TurnOptions) {
+  async function stored(
+    sessions: Sessions<unknown>,
+    store: SnapshotStore,
+    threadId: string,
+    options: TurnOptions,
+  ) {
     try {
       return await sessions.get(threadId, options);
     } catch (error) {
@@ -100,7 +109,7 @@ export function threadOpener(config: AgUiConfig) {
   }
 
   /** Client-held mode: the echoed snapshot, authenticated and matched with the thread, in a one-request store. */
-  async function held(agent: Agent, snapshot: string | undefined, threadId: string, options: TurnOptions) {
+  async function held(agent: AnyAgent, snapshot: string | undefined, threadId: string, options: TurnOptions) {
     const store = memoryStore();
     const sessions = createSessions({ agent, store, ...leaseMs });
     if (snapshot === undefined) return { sessions, current: null };
@@ -124,7 +133,7 @@ export function threadOpener(config: AgUiConfig) {
     const agent = announcing(config.agent, beforeModel);
     const { store } = config;
     const echoed = store ? undefined : heldSnapshot(state);
-    let opened: { sessions: Sessions; current: TurnResult | null };
+    let opened: { sessions: Sessions<unknown>; current: TurnResult<unknown> | null };
     if (store) {
       const sessions = createSessions({ agent, store, ...leaseMs });
       opened = { sessions, current: await stored(sessions, store, threadId, options) };
@@ -133,7 +142,7 @@ export function threadOpener(config: AgUiConfig) {
     let claim: SnapshotClaim | undefined;
     let resolved: Map<string, InteractionKind> | undefined;
 
-    async function perform(action: Action, options: TurnOptions): Promise<TurnResult> {
+    async function perform(action: Action, options: TurnOptions): Promise<TurnResult<unknown>> {
       switch (action.type) {
         case 'start':
           return sessions.start(

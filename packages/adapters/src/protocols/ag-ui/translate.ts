@@ -9,14 +9,14 @@
  * `interrupt`; aborted → `cancelled`; failed or out of steps → `RUN_ERROR` with the code. A
  * sub-agent's own text is not streamed: it is not part of the parent's transcript.
  */
-import type { Agent, AgentEvent, ChatMessage, TurnResult } from '@turnkit/core';
+import type { AgentEvent, AnyAgent, ChatMessage, TurnResult } from '@turnkit/core';
 import { type AgUiEvent, type AgUiMessage, type AgUiUsage, INTERRUPT_EXPIRED_EVENT } from './events.js';
 import { toInterrupt } from './interrupts.js';
 import { type ConversationMessage, messageIds, toAgUiMessage } from './messages.js';
 
 /** What the end of a run needs besides the result. */
 export interface Ending {
-  agent: Agent;
+  agent: AnyAgent;
   /** Send `MESSAGES_SNAPSHOT` (the handler's `messages` option). */
   messages: boolean;
   /** Client-held mode: the `STATE_SNAPSHOT` to send (it carries the new snapshot). */
@@ -42,19 +42,23 @@ export interface Translator {
   /** Called with the transcript just before each model call of the top agent. */
   beforeModel(transcript: readonly ChatMessage[]): void;
   /** Ends the run from the turn's result. */
-  finish(result: TurnResult, ending: Ending): void;
+  finish(result: TurnResult<unknown>, ending: Ending): void;
   /** Ends the run with `RUN_ERROR` (the turn threw once the stream was open). */
   fail(code: string, message: string): void;
 }
 
-function usageOf(result: TurnResult): { usage?: AgUiUsage[] } {
+function usageOf(result: TurnResult<unknown>): { usage?: AgUiUsage[] } {
   const { modelCalls, inputTokens, outputTokens } = result.usage;
   if (modelCalls === 0) return {};
   return { usage: [{ inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }] };
 }
 
 /** The event that ends a run, from its result. */
-function ending(result: TurnResult, agent: Agent, run: { threadId: string; runId: string }): AgUiEvent {
+function ending(
+  result: TurnResult<unknown>,
+  agent: AnyAgent,
+  run: { threadId: string; runId: string },
+): AgUiEvent {
   const usage = usageOf(result);
   switch (result.status) {
     case 'completed':

@@ -75,7 +75,7 @@ const defaultOnError = (error: unknown) => console.error('[turnkit/ai-sdk]', err
 /** What `createHandler`'s mount adds to a chat handler (not one of the public options). */
 export interface AiSdkMountHooks {
   /** Each turn's final result (not those refused before they started), e.g. for an event hub. */
-  onSettled?: (result: TurnResult) => void;
+  onSettled?: (result: TurnResult<unknown>) => void;
   /**
    * Replaces `onEvent` with one made for each request (an event hub holding a turn's events until
    * its claim is written, so a request that loses the race publishes nothing).
@@ -157,7 +157,7 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
     request: Request,
     call: TurnOptions,
     continuing: ChatRequest['messages'][number] | undefined,
-    turn: (options: TurnOptions) => Promise<TurnResult>,
+    turn: (options: TurnOptions) => Promise<TurnResult<unknown>>,
   ): Promise<Response> {
     const onEvent = hooks.eventsForRequest?.() ?? options.onEvent;
     return streamTurn(turn, {

@@ -6,7 +6,7 @@
  *
  * Message ids are `<runId>-<index of the message's first transcript entry>`: the same on every read.
  */
-import type { Agent, ChatMessage, TurnResult } from '@turnkit/core';
+import type { AnyAgent, ChatMessage, TurnResult } from '@turnkit/core';
 import type { TurnkitMessageMetadata } from './client.js';
 import {
   type AssistantView,
@@ -85,8 +85,8 @@ function boundaries(messages: readonly ChatMessage[]): number[] {
  * `AskUserQuestion`); `withSnapshot` puts the snapshot in the last assistant message's metadata.
  */
 export function toUIMessages(
-  result: Pick<TurnResult, 'runId' | 'status' | 'messages' | 'pending'> & { snapshot?: string },
-  options: { agent?: Agent; withSnapshot?: boolean } = {},
+  result: Pick<TurnResult<unknown>, 'runId' | 'status' | 'messages' | 'pending'> & { snapshot?: string },
+  options: { agent?: AnyAgent; withSnapshot?: boolean } = {},
 ): UIMessage[] {
   const { messages } = result;
   const starts = boundaries(messages);

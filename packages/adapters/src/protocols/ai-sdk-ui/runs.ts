@@ -7,7 +7,7 @@
  *   (signature check, the run matched with the chat, `replay: 'reject'` when configured).
  */
 import {
-  type Agent,
+  type AnyAgent,
   type ChatMessage,
   ConflictError,
   createSessions,
@@ -29,29 +29,42 @@ export interface ChatRuns {
    * The run's state, or null when there is none for this caller. Client-held mode reads the
    * client's snapshot (authenticated), and only while it waits (reading runs nothing).
    */
-  read(chatId: string, snapshot: string | undefined, options: TurnOptions): Promise<TurnResult | null>;
+  read(
+    chatId: string,
+    snapshot: string | undefined,
+    options: TurnOptions,
+  ): Promise<TurnResult<unknown> | null>;
   start(
     chatId: string,
     input: string | ChatMessage[],
     context: unknown,
     options: TurnOptions,
-  ): Promise<TurnResult>;
-  send(chatId: string, text: string, snapshot: string | undefined, options: TurnOptions): Promise<TurnResult>;
+  ): Promise<TurnResult<unknown>>;
+  send(
+    chatId: string,
+    text: string,
+    snapshot: string | undefined,
+    options: TurnOptions,
+  ): Promise<TurnResult<unknown>>;
   respond(
     chatId: string,
     responses: ResponseInput[],
     snapshot: string | undefined,
     options: TurnOptions,
-  ): Promise<TurnResult>;
+  ): Promise<TurnResult<unknown>>;
 }
 
 const notFound = (chatId: string) =>
   new HttpProblem('RUN_NOT_FOUND', `No run for chat ${chatId}: start it with a user message.`);
 
 /** Store mode: every call goes through core's sessions. */
-export function storeRuns(agent: Agent, store: SnapshotStore, leaseMs: number | undefined): ChatRuns {
+export function storeRuns(agent: AnyAgent, store: SnapshotStore, leaseMs: number | undefined): ChatRuns {
   const sessions = createSessions({ agent, store, ...(leaseMs !== undefined ? { leaseMs } : {}) });
-  async function read(chatId: string, _snapshot: unknown, options: TurnOptions): Promise<TurnResult | null> {
+  async function read(
+    chatId: string,
+    _snapshot: unknown,
+    options: TurnOptions,
+  ): Promise<TurnResult<unknown> | null> {
     try {
       return await sessions.get(chatId, options);
     } catch (error) {
@@ -82,7 +95,7 @@ export function storeRuns(agent: Agent, store: SnapshotStore, leaseMs: number | 
 }
 
 /** Client-held mode: `agent` signs its snapshots (checked when the handler is built). */
-export function clientHeldRuns(agent: Agent, replay: ReplayGuard | undefined): ChatRuns {
+export function clientHeldRuns(agent: AnyAgent, replay: ReplayGuard | undefined): ChatRuns {
   const backend = clientHeldBackend(agent, replay);
   const secret = agent.snapshot?.secret;
 
@@ -126,8 +139,8 @@ export function clientHeldRuns(agent: Agent, replay: ReplayGuard | undefined): C
       // One response at a time, each on the snapshot the previous one gave (each claimed once
       // with replay: 'reject'); the result carries every event.
       let current = held(chatId, snapshot);
-      const events: TurnResult['events'] = [];
-      let result: TurnResult | undefined;
+      const events: TurnResult<unknown>['events'] = [];
+      let result: TurnResult<unknown> | undefined;
       for (const response of responses) {
         result = await backend.respond(chatId, response, { snapshot: current }, options);
         events.push(...result.events);

@@ -24,11 +24,11 @@ export interface StreamDeps {
   /** Store mode: snapshot errors are the server's. */
   fromStore: boolean;
   /** Gets the turn's result once it is streamed. */
-  onSettled?: (result: TurnResult) => void;
+  onSettled?: (result: TurnResult<unknown>) => void;
   writer: WriterOptions;
 }
 
-type Settled = { result: TurnResult } | { error: unknown };
+type Settled = { result: TurnResult<unknown> } | { error: unknown };
 
 /** Held-back events: those core emits before it claims the run and starts any work. */
 const BEFORE_WORK = new Set<AgentEvent['type']>(['turn_started', 'interaction_resolved', 'turn_paused']);
@@ -37,7 +37,7 @@ const BEFORE_WORK = new Set<AgentEvent['type']>(['turn_started', 'interaction_re
  * Starts `play` and answers with its UI message stream, or throws what it threw before any work.
  */
 export async function streamTurn(
-  play: (options: TurnOptions) => Promise<TurnResult>,
+  play: (options: TurnOptions) => Promise<TurnResult<unknown>>,
   deps: StreamDeps,
 ): Promise<Response> {
   const held: AgentEvent[] = [];

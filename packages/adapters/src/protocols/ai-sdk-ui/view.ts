@@ -15,7 +15,7 @@
  *   interaction id: `tool-AskUserQuestion` for questions (`{ questions }`) and forms
  *   (`{ message, schema }`), `tool-<toolName>` for approvals (the calling tool's part stays open).
  */
-import type { Agent, ChatMessage, PendingInteraction, ToolCall, TurnResult } from '@turnkit/core';
+import type { AnyAgent, ChatMessage, PendingInteraction, ToolCall, TurnResult } from '@turnkit/core';
 import type { TurnkitMetadata, TurnkitPendingPart } from './client.js';
 
 /** The tool name of synthetic question and form parts. */
@@ -59,7 +59,7 @@ export interface AssistantView {
 }
 
 /** Which tool names are question tools: from the agent when given, else the default name. */
-export function questionToolNames(agent: Agent | undefined): ReadonlySet<string> {
+export function questionToolNames(agent: AnyAgent | undefined): ReadonlySet<string> {
   if (!agent) return new Set([QUESTION_PART_TOOL]);
   return new Set(agent.tools.filter((tool) => tool.kind === 'question').map((tool) => tool.name));
 }
@@ -116,7 +116,7 @@ export function errorResult(value: unknown): { code: string; message: string; ra
 }
 
 /** A call's input: the question tool's normalised `{ questions }`, else the parsed arguments. */
-export function callInput(agent: Agent | undefined, call: ToolCall): unknown {
+export function callInput(agent: AnyAgent | undefined, call: ToolCall): unknown {
   const tool = agent?.toolIndex.get(call.function.name);
   if (tool?.kind === 'question') {
     const parsed = tool.parse(call.function.arguments);
@@ -176,7 +176,7 @@ export function assistantView(
   messages: readonly ChatMessage[],
   from: number,
   pending: readonly PendingInteraction[],
-  agent: Agent | undefined,
+  agent: AnyAgent | undefined,
 ): AssistantView {
   const questionTools = questionToolNames(agent);
   const results = new Map<string, string>();
@@ -211,8 +211,8 @@ export function assistantView(
 
 /** The finish metadata of a run: its status and what it waits for (and its snapshot, client-held). */
 export function turnkitMetadata(
-  result: Pick<TurnResult, 'runId' | 'status' | 'pending'> & { snapshot?: string },
-  agent: Agent | undefined,
+  result: Pick<TurnResult<unknown>, 'runId' | 'status' | 'pending'> & { snapshot?: string },
+  agent: AnyAgent | undefined,
   withSnapshot: boolean,
 ): TurnkitMetadata {
   const questionTools = questionToolNames(agent);

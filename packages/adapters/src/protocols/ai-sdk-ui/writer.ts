@@ -12,7 +12,7 @@
  * they ask is (a synthetic part). An answer that came after its interaction expired turns its part
  * into an `output-error` saying so: the run went on without it.
  */
-import type { Agent, AgentEvent, TurnResult } from '@turnkit/core';
+import type { AgentEvent, AnyAgent, TurnResult } from '@turnkit/core';
 import type { UIFinishReason, UIMessageChunk } from './chunks.js';
 import type { UIMessageLike } from './client.js';
 import {
@@ -44,7 +44,7 @@ export function knownMessage(message: UIMessageLike | undefined): KnownMessage {
 /** Options of a {@link TurnChunkWriter}. */
 export interface WriterOptions {
   /** Tells which tools are question tools (default: those named `AskUserQuestion`). */
-  agent?: Agent;
+  agent?: AnyAgent;
   /** The assistant message the client continues, if any. */
   continuing?: UIMessageLike;
   /** Put the run's snapshot in the finish metadata (client-held mode). */
@@ -55,7 +55,7 @@ type Resolved = Extract<AgentEvent, { type: 'interaction_resolved' }>;
 
 const FINAL = new Set(['output-available', 'output-error', 'output-denied']);
 
-const FINISH_REASONS: Record<TurnResult['status'], UIFinishReason> = {
+const FINISH_REASONS: Record<TurnResult<unknown>['status'], UIFinishReason> = {
   completed: 'stop',
   needs_input: 'tool-calls',
   failed: 'error',
@@ -126,7 +126,7 @@ export class TurnChunkWriter {
   }
 
   /** The turn's end: the parts the client lacks, then `finish` with the run's metadata. */
-  end(result: TurnResult): void {
+  end(result: TurnResult<unknown>): void {
     this.closeText();
     const view = assistantView(
       result.messages,
@@ -257,7 +257,10 @@ export class TurnChunkWriter {
  * parts the client already holds are not sent again; with `withSnapshot`, the finish metadata
  * carries `turnkit.snapshot` (client-held mode).
  */
-export function toUIMessageChunks(result: TurnResult, options: WriterOptions = {}): UIMessageChunk[] {
+export function toUIMessageChunks(
+  result: TurnResult<unknown>,
+  options: WriterOptions = {},
+): UIMessageChunk[] {
   const chunks: UIMessageChunk[] = [];
   const writer = new TurnChunkWriter((chunk) => chunks.push(chunk), options);
   writer.start();

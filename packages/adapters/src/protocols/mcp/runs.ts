@@ -6,7 +6,7 @@
  * loser waits for the winner's turn and reads its outcome).
  */
 import {
-  type Agent,
+  type AnyAgent,
   createSessions,
   type InteractionResponse,
   respond,
@@ -23,7 +23,7 @@ export type RunPointer = { runId: string; version: number } | { snapshot: string
 
 /** A turn's result and the pointer to mint if it paused. */
 export interface RunOutcome {
-  result: TurnResult;
+  result: TurnResult<unknown>;
   pointer: RunPointer;
 }
 
@@ -36,7 +36,7 @@ export interface RunKeeper {
    */
   continue(
     pointer: RunPointer,
-    responses: (pending: TurnResult['pending']) => InteractionResponse[],
+    responses: (pending: TurnResult<unknown>['pending']) => InteractionResponse[],
     options: TurnOptions,
   ): Promise<RunOutcome>;
 }
@@ -57,19 +57,19 @@ function modeMismatch(minted: string, serving: string): TurnkitError {
  * 'reject'`): the snapshot is claimed first, and given back when nothing ran or nothing changed.
  */
 async function respondOnce(
-  agent: Agent,
+  agent: AnyAgent,
   snapshot: string,
   chosen: InteractionResponse[],
   options: TurnOptions,
   replay: ReplayGuard | undefined,
-): Promise<TurnResult> {
+): Promise<TurnResult<unknown>> {
   const secret = agent.snapshot?.secret;
   if (!replay || !secret) return respond(agent, snapshot, chosen, options);
   const claim = await claimSnapshot(replay, snapshot, secret, options.now ?? new Date(), {
     named: 'This requestState',
     latest: 'continue from the requestState of the latest answer',
   });
-  let result: TurnResult;
+  let result: TurnResult<unknown>;
   try {
     result = await respond(agent, snapshot, chosen, options);
   } catch (error) {
@@ -81,8 +81,11 @@ async function respondOnce(
 }
 
 /** Client-held: the snapshot is the pointer; with `replay`, each one continues the run once. */
-export function clientHeldRuns(agent: Agent, replay?: ReplayGuard): RunKeeper {
-  const outcome = (result: TurnResult): RunOutcome => ({ result, pointer: { snapshot: result.snapshot } });
+export function clientHeldRuns(agent: AnyAgent, replay?: ReplayGuard): RunKeeper {
+  const outcome = (result: TurnResult<unknown>): RunOutcome => ({
+    result,
+    pointer: { snapshot: result.snapshot },
+  });
   return {
     async start({ message, context }, options) {
       return outcome(
@@ -101,9 +104,9 @@ export function clientHeldRuns(agent: Agent, replay?: ReplayGuard): RunKeeper {
 }
 
 /** Store mode: `{ runId, version }` is the pointer. */
-export function storedRuns(agent: Agent, store: SnapshotStore, leaseMs: number | undefined): RunKeeper {
+export function storedRuns(agent: AnyAgent, store: SnapshotStore, leaseMs: number | undefined): RunKeeper {
   const sessions = createSessions({ agent, store, ...(leaseMs === undefined ? {} : { leaseMs }) });
-  const outcome = (result: TurnResult & { version: number }): RunOutcome => ({
+  const outcome = (result: TurnResult<unknown> & { version: number }): RunOutcome => ({
     result,
     pointer: { runId: result.runId, version: result.version },
   });

@@ -18,8 +18,8 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import {
-  type Agent,
   type AgentEvent,
+  type AnyAgent,
   type SnapshotStore,
   TurnkitError,
   type TurnOptions,
@@ -92,7 +92,7 @@ const PUBLIC_CODES = new Set([
   'SNAPSHOT_TAMPERED',
 ]);
 
-function checkOptions(agent: Agent, options: McpServerOptions): string {
+function checkOptions(agent: AnyAgent, options: McpServerOptions): string {
   const fail = (message: string) => new TurnkitError('CONFIG_INVALID', `mcpServer: ${message}`);
   if (!options.store && options.secret === undefined) {
     throw fail(
@@ -130,7 +130,8 @@ async function answer(
 ): Promise<CallToolResult | InputRequiredResult> {
   switch (result.status) {
     case 'completed':
-      return textResult(result.output ?? '');
+      // A structured output (an agent's `output` schema) is answered as its JSON text.
+      return textResult(typeof result.output === 'string' ? result.output : JSON.stringify(result.output));
     case 'needs_input':
       return sdk.inputRequired({
         inputRequests: elicitations(result.pending, notice),
@@ -167,7 +168,7 @@ export interface McpMountHooks {
  * export default { fetch: (request: Request) => mcp.fetch(request) };
  */
 export function mcpServer(
-  agent: Agent,
+  agent: AnyAgent,
   options: McpServerOptions = {},
   hooks: McpMountHooks = {},
 ): McpServerHandler {
