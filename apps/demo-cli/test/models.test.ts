@@ -117,7 +117,7 @@ describe('turnkit-demo on a provider', () => {
       'openai:gpt-test: the provider refused the key in OPENAI_API_KEY (401): Incorrect API key provided: wrong-key. Check OPENAI_API_KEY.\n',
     );
     expect(run.stdout).toContain(
-      'The turn failed (MODEL_ERROR): The model provider refused the request (401).',
+      'The turn failed (MODEL_ERROR): The model provider refused the credentials (401).',
     );
     expect(run.stdout).toMatch(/Retry with: turnkit-demo resume run_/);
   });

@@ -128,7 +128,7 @@ describe('main', () => {
     const url = /http:\/\/localhost:\d+\//.exec(banner!)![0];
     const started = await post(url, '/api/runs', { input: 'Thaw one K562 vial' });
     expect(started.body.status).toBe('failed');
-    expect(started.body.error.message).toBe('The model provider refused the request (401).');
+    expect(started.body.error.message).toBe('The model provider refused the credentials (401).');
     await expect.poll(() => main.output.stderr).not.toBe('');
     expect(main.output.stderr).toBe(
       'openai:gpt-test: the provider refused the key in OPENAI_API_KEY (401): Incorrect API key provided: wrong-key. Check OPENAI_API_KEY.\n',

@@ -287,7 +287,7 @@ describe('aiSdkModel: failures', () => {
     const { message, publicMessage } = error as ModelError;
     expect(message).toContain('Incorrect API key provided: sk-abc…xyz');
     expect(message).toContain('https://llm.internal.example/v1/chat/completions');
-    expect(publicMessage).toBe('The model provider refused the request (401).');
+    expect(publicMessage).toBe('The model provider refused the credentials (401).');
     expect(model.doStreamCalls).toHaveLength(1);
   });
 
@@ -390,7 +390,7 @@ describe('aiSdkModel: failures', () => {
     expect(result.status).toBe('failed');
     expect(result.error).toEqual({
       code: 'MODEL_ERROR',
-      message: 'The model provider refused the request (403).',
+      message: 'The model provider refused the credentials (403).',
     });
     expect(result.snapshot).not.toContain('proj_secret');
     expect((reported[0] as ModelError).message).toContain('proj_secret');

@@ -144,7 +144,7 @@ describe('aiSdkModel on real providers: failures', () => {
     expect(error.status).toBe(401);
     expect(error.message).toContain('Incorrect API key provided: sk-tes***cret');
     expect(error.message).toContain(`${server.baseURL}/chat/completions`);
-    expect(error.publicMessage).toBe('The model provider refused the request (401).');
+    expect(error.publicMessage).toBe('The model provider refused the credentials (401).');
   });
 
   it('openai-compatible: retries a 429 after the server’s retry-after-ms, then answers', async () => {

@@ -94,7 +94,7 @@ describe('public errors over HTTP, with the OpenAI adapter refused by its provid
       const view = JSON.parse(started.text);
       expect(view).toMatchObject({
         status: 'failed',
-        error: { code: 'MODEL_ERROR', message: 'The model provider refused the request (401).' },
+        error: { code: 'MODEL_ERROR', message: 'The model provider refused the credentials (401).' },
       });
       const runId = view.runId as string;
       const stream = await handler(jsonRequest('GET', `/runs/${runId}/events`));
@@ -128,7 +128,7 @@ describe('public errors over HTTP, with the OpenAI adapter refused by its provid
       const view = JSON.parse(started.text);
       expect(view.error).toEqual({
         code: 'MODEL_ERROR',
-        message: 'The model provider refused the request (401).',
+        message: 'The model provider refused the credentials (401).',
       });
       const stream = await handler(
         jsonRequest('GET', `/runs/${view.runId}/events`, undefined, {

@@ -22,9 +22,27 @@ export interface StatusWords {
   notFound: string;
 }
 
+/** A provider's text as a clause to end with our own full stop: its trailing stops and spaces cut. */
+export function clause(text: string): string {
+  return text.replace(/[\s.]+$/, '');
+}
+
+/**
+ * What clients read when the provider refused the key (401/403): unlike other refusals, a retry
+ * cannot help until the operator acts, so the public message says so — never the key or the URL.
+ */
+export function credentialsPublicMessage(status: number): string | undefined {
+  if (status === 401 || status === 403) return `The model provider refused the credentials (${status}).`;
+  return undefined;
+}
+
+/** What clients read when the provider found no API key at all (it refused before any request). */
+export const NO_KEY_PUBLIC_MESSAGE = 'The model provider refused the credentials: no API key is set.';
+
 /** The message of a refused call: what happened and what to do about it. */
-export function statusMessage(status: number, detail: string, words: StatusWords): string {
+export function statusMessage(status: number, providerText: string, words: StatusWords): string {
   const { who, call, model, at, tries } = words;
+  const detail = clause(providerText);
   switch (status) {
     case 400:
       return (

@@ -8,7 +8,12 @@
  */
 
 import { ModelError } from '@turnkit/core';
-import { statusMessage } from '../model-error-text.js';
+import {
+  clause,
+  credentialsPublicMessage,
+  NO_KEY_PUBLIC_MESSAGE,
+  statusMessage,
+} from '../model-error-text.js';
 import { StreamEndedError, StreamPartError } from './model-stream.js';
 
 /** Which model failed, and how hard the adapter tried: what the messages mention. */
@@ -28,6 +33,8 @@ interface ApiCallErrorLike extends Error {
 
 const API_CALL_ERROR = Symbol.for('vercel.ai.error.AI_APICallError');
 const AI_SDK_ERROR = Symbol.for('vercel.ai.error');
+/** Thrown by a provider before any request when it finds no API key (option or environment). */
+const LOAD_API_KEY_ERROR = Symbol.for('vercel.ai.error.AI_LoadAPIKeyError');
 
 function hasMarker(error: unknown, marker: symbol): error is Error {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
@@ -118,7 +125,7 @@ export function toModelError(error: unknown, context: ModelCallContext, signal?:
   if (isApiCallError(error)) {
     if (error.statusCode === undefined) {
       return new ModelError(
-        `Could not reach ${error.url} (${provider}, ${tries}): ${error.message}. Check the provider's baseURL ` +
+        `Could not reach ${error.url} (${provider}, ${tries}): ${clause(error.message)}. Check the provider's baseURL ` +
           'and that the server is running and reachable from this machine.',
         { cause: error },
       );
@@ -134,14 +141,23 @@ export function toModelError(error: unknown, context: ModelCallContext, signal?:
       key: `Check the key you gave the ${provider} provider (its apiKey option or its environment variable).`,
       notFound: `Check the model id "${modelId}" and the provider's baseURL.`,
     };
+    const publicMessage = credentialsPublicMessage(status);
     return new ModelError(statusMessage(status, error.message, words), {
       status,
       cause: error,
+      ...(publicMessage ? { publicMessage } : {}),
     });
+  }
+  if (hasMarker(error, LOAD_API_KEY_ERROR)) {
+    return new ModelError(
+      `The ${provider} provider has no API key for model "${modelId}": ${clause(error.message)}. Pass apiKey ` +
+        'when you create the provider, or set the environment variable it names.',
+      { cause: error, publicMessage: NO_KEY_PUBLIC_MESSAGE },
+    );
   }
   if (error instanceof StreamPartError) {
     const { type, status, text } = streamError(error.error);
-    const what = `${provider} reported an error in the stream${type ? ` (${type})` : ''} for model "${modelId}": ${text}.`;
+    const what = `${provider} reported an error in the stream${type ? ` (${type})` : ''} for model "${modelId}": ${clause(text)}.`;
     const next =
       status !== undefined && (status === 429 || status >= 500)
         ? ` Tried ${tries}; retry the turn later.`
@@ -158,14 +174,14 @@ export function toModelError(error: unknown, context: ModelCallContext, signal?:
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
     return new ModelError(
       `The ${provider} call for model "${modelId}" was aborted by a timeout of the provider or its fetch: ` +
-        `${error.message}. Raise the timeout you gave the provider, or retry the turn.`,
+        `${clause(error.message)}. Raise the timeout you gave the provider, or retry the turn.`,
       { cause: error },
     );
   }
   const text = error instanceof Error ? error.message : String(error);
   const kind = hasMarker(error, AI_SDK_ERROR) ? ` (${error.name})` : '';
   return new ModelError(
-    `The ${provider} call for model "${modelId}" failed${kind}: ${text}. Check that the provider package ` +
+    `The ${provider} call for model "${modelId}" failed${kind}: ${clause(text)}. Check that the provider package ` +
       'implements the AI SDK 6 provider spec (v3) and that its settings are valid.',
     { cause: error },
   );

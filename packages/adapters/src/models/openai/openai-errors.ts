@@ -5,7 +5,7 @@
 
 import { ModelError } from '@turnkit/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { statusMessage } from '../model-error-text.js';
+import { credentialsPublicMessage, statusMessage } from '../model-error-text.js';
 
 /** What the messages mention: which model, where, and how hard the client tried. */
 export interface CallContext {
@@ -69,9 +69,11 @@ export function toModelError(error: unknown, context: CallContext, signal?: Abor
       key: `Check OPENAI_API_KEY (or the apiKey option): it must be a valid key for ${baseURL}.`,
       notFound: `Check the model name "${model}" and the baseURL ${baseURL} (OpenAI-compatible servers usually serve /v1).`,
     };
+    const publicMessage = credentialsPublicMessage(error.status);
     return new ModelError(statusMessage(error.status, error.message, words), {
       status: error.status,
       cause: error,
+      ...(publicMessage ? { publicMessage } : {}),
     });
   }
   if (error instanceof SyntaxError)
