@@ -30,8 +30,8 @@ import {
   forNewRun,
   HttpProblem,
   hmacSha256,
-  randomBytes,
   type ReplayGuard,
+  randomBytes,
 } from '../../http/index.js';
 import { elicitations, responsesFrom } from './forms.js';
 import { clientHeldRuns, type RunKeeper, type RunOutcome, type RunPointer, storedRuns } from './runs.js';
