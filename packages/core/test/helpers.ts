@@ -6,6 +6,7 @@ import {
   defineAgent,
   defineTool,
   type ToolMessage,
+  TurnkitError,
   type TurnResult,
 } from '../src/index.js';
 import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
@@ -100,3 +101,11 @@ export function expectOneResultPerCall(result: TurnResult): void {
 
 export const errorCode = (content: string | undefined) =>
   (JSON.parse(content ?? '{}') as { error_code?: string }).error_code;
+
+/** The code a public call's promise is refused with, or what it did instead (to see in a failure). */
+export const codeOf = (promise: Promise<unknown>): Promise<string> =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) =>
+      TurnkitError.isInstance(error) ? error.code : `not a TurnkitError: ${String(error)}`,
+  );

@@ -23,14 +23,7 @@ import {
   TurnkitError,
 } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
-import { ask, cellLineQuestion, makeAgent, toolResults } from './helpers.js';
-
-const codeOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'resolved',
-    (error: unknown) =>
-      TurnkitError.isInstance(error) ? error.code : `not a TurnkitError: ${String(error)}`,
-  );
+import { ask, cellLineQuestion, codeOf, makeAgent, toolResults } from './helpers.js';
 
 async function pausedOnQuestion() {
   const agent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done']);

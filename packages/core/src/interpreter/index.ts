@@ -4,7 +4,13 @@
  */
 export { beginTurn } from './events.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
-export { applyResolutions, prepareResolutions, type ResponseInput, responseFields } from './resolve.js';
+export {
+  applyResolutions,
+  checkResponses,
+  prepareResolutions,
+  type ResponseInput,
+  responseFields,
+} from './resolve.js';
 export { answerQuestion, approve, cancelQuestion, expire, provideInput, reject, respond } from './respond.js';
 export { resultOf, statusOf, toPending } from './result.js';
 export {

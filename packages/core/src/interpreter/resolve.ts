@@ -13,6 +13,7 @@ import {
 import { childRunFor, childState } from './child.js';
 import { decide, expiredResolution, type Responder, type ResponseInput, USER } from './decide.js';
 import { emitResolved } from './events.js';
+import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
 import { now, type Run, send, stateOf } from './run.js';
 
@@ -43,11 +44,13 @@ export type PreparedResolution = Resolution & { nested?: { run: Run; resolutions
 const RESPONSE_TYPES = new Set(['answer', 'approve', 'reject', 'cancel', 'input']);
 
 /**
- * The fields of a response argument given by a caller (`answerQuestion(agent, snapshot, answer)`):
- * an object, or nothing (`{}`); anything else is an `AnswerError`, never a TypeError.
+ * The fields of a response argument given by a caller (`answerQuestion(agent, snapshot, answer)`),
+ * copied into plain data: an object, or nothing (`{}`); anything else, or anything that cannot be
+ * read, is an `AnswerError`, never a TypeError.
  */
-export function responseFields<T extends object>(value: T | undefined): T {
-  if (value === undefined) return {} as T;
+export function responseFields<T extends object>(given: T | undefined): T {
+  if (given === undefined) return {} as T;
+  const value = plainResponse(given, 'The response');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
     throw new AnswerError(
@@ -58,8 +61,12 @@ export function responseFields<T extends object>(value: T | undefined): T {
   return value;
 }
 
-/** Checks the shape of responses from outside before any is matched to an interaction. */
-function checkResponses(responses: unknown): ResponseInput[] {
+/**
+ * The responses from outside, copied into plain data (`sessions.respond` reads them first, so it
+ * calls this itself), with their shape checked before any is matched to an interaction.
+ */
+export function checkResponses(given: unknown): ResponseInput[] {
+  const responses = plainResponse(given, 'The response list');
   if (!Array.isArray(responses)) {
     throw new AnswerError([{ path: [], message: 'Expected an array of responses' }], 'The response list');
   }
@@ -96,7 +103,7 @@ export function prepareResolutions(
   responses: ResponseInput[],
   responder: Responder = USER,
 ): PreparedResolution[] {
-  checkResponses(responses);
+  const checked = checkResponses(responses);
   if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'respond');
   const context = run.state.context;
   const pending = pendingInteractions(context);
@@ -104,7 +111,7 @@ export function prepareResolutions(
   const seen = new Set<string>();
   const prepared: PreparedResolution[] = [];
   const routed = new Map<StepCall, ResponseInput[]>();
-  for (const response of responses) {
+  for (const response of checked) {
     const interaction = findInteraction(run, pending, response.id);
     if (seen.has(interaction.id)) {
       throw new AnswerError(

@@ -10,6 +10,7 @@ import { ConflictError, StateError, TurnkitError } from '../errors.js';
 import {
   applyResolutions,
   beginTurn,
+  checkResponses,
   newRun,
   newRunId,
   now,
@@ -55,9 +56,11 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
 
   async function respond(
     runId: string,
-    responses: ResponseInput[],
+    given: ResponseInput[],
     options: SessionOptions = {},
   ): Promise<SessionResult<unknown>> {
+    // Copied into plain data first: the repeat check below reads the responses before the run does.
+    const responses = checkResponses(given);
     const loaded = await load(runId, options);
     if (isClaim(loaded.run) && !leased(loaded)) {
       await recover(loaded);
