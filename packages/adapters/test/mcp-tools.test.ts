@@ -10,13 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/client';
-import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { provideInput, runTurn } from '@turnkit/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { mcpTools } from '../src/protocols/mcp/index.js';
 import { type LabLog, LONG_NAME, labAgent, labServer } from './fixtures/mcp-lab.js';
+import { closeClients, inMemoryClient } from './helpers/mcp-clients.js';
 import { type Listening, listen } from './http-fixtures.js';
 
 const run = promisify(execFile);
@@ -27,24 +26,11 @@ afterAll(() => rmSync(workDirectory, { recursive: true, force: true }));
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  await Promise.allSettled(cleanups.splice(0).map((cleanup) => cleanup()));
+  await Promise.allSettled([...cleanups.splice(0).map((cleanup) => cleanup()), closeClients()]);
 });
 
 /** A client on the modern era, connected in process to a fresh lab server. */
-async function inProcessClient(log: LabLog): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const served = serveStdio(() => labServer(log), { transport: serverSide });
-  const client = new Client(
-    { name: 'test', version: '1' },
-    { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
-  );
-  await client.connect(clientSide);
-  cleanups.push(async () => {
-    await client.close();
-    await served.close();
-  });
-  return client;
-}
+const inProcessClient = (log: LabLog) => inMemoryClient(() => labServer(log));
 
 /** The lab served over loopback HTTP. */
 async function httpLab(log: LabLog): Promise<Listening> {

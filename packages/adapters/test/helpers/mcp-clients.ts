@@ -1,15 +1,18 @@
 /**
  * SDK clients for the `mcpServer` tests: on the 2026-07-28 era, in process (a `fetch` into the
  * handler, with an optional principal) or over HTTP; with an elicitation handler (the client's own
- * multi-round-trip loop) or without (each `input_required` returned to the test).
+ * multi-round-trip loop) or without (each `input_required` returned to the test); and, for the
+ * `mcpTools` tests, a client connected in memory to a server of the test's own.
  */
 import { Client, type ElicitResult, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { InMemoryTransport, type McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpServerHandler } from '../../src/protocols/mcp/index.js';
 
-/** Clients opened by {@link mcpClient}; {@link closeClients} closes them. */
-const opened: Client[] = [];
+/** Clients (and in-memory servers) opened here; {@link closeClients} closes them. */
+const opened: { close(): Promise<unknown> }[] = [];
 
-/** Closes every client opened since the last call. */
+/** Closes every client (and in-memory server) opened since the last call. */
 export async function closeClients(): Promise<void> {
   await Promise.allSettled(opened.splice(0).map((client) => client.close()));
 }
@@ -74,4 +77,20 @@ export function person(asked: string[], label = 'K562-dTAG'): Answer {
     }
     return { action: 'accept', content: { q0: label } };
   };
+}
+
+/**
+ * A client on the 2026-07-28 era connected in memory to the servers `make` builds (through the
+ * era-deciding `serveStdio` entry); {@link closeClients} closes both sides.
+ */
+export async function inMemoryClient(make: () => McpServer): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const served = serveStdio(make, { transport: serverSide });
+  const client = new Client(
+    { name: 'test', version: '1' },
+    { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+  );
+  await client.connect(clientSide);
+  opened.push(client, served);
+  return client;
 }

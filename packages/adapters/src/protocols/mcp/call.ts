@@ -21,6 +21,10 @@ export interface McpCallTarget {
   name: string;
   /** A call that has not answered after this long fails (the SDK's timeout, per request). */
   timeoutMs: number;
+  /** The most UTF-8 bytes of a result the model reads; the rest is cut with a note. */
+  maxResultBytes: number;
+  /** The most elicitations one `input_required` answer may carry. */
+  maxElicitations: number;
 }
 
 /** What a retry adds to the first call's parameters. */
@@ -140,12 +144,32 @@ function blockText(block: CallToolResult['content'][number]): string {
 }
 
 /**
- * The tool's output for a completed call: its `structuredContent` when it has one (the model reads
- * it as JSON), else its content as text. An `isError` result throws its text.
+ * `text` as is when its UTF-8 form fits in `maxBytes`; else its first `maxBytes` bytes (whole
+ * characters only) and a note telling the model the result was cut, how big it was, and to ask for
+ * less — so one huge result cannot fill the transcript (and every later model request).
  */
-export function toolOutput(result: CallToolResult): unknown {
+function capText(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return text; // no UTF-16 unit takes more than 3 UTF-8 bytes
+  const encoder = new TextEncoder();
+  // encodeInto writes whole characters only, so `read` ends on a character boundary.
+  const { read } = encoder.encodeInto(text, new Uint8Array(maxBytes));
+  if (read === text.length) return text;
+  const size = encoder.encode(text).byteLength;
+  return `${text.slice(0, read)}\n\n[Truncated by TurnKit: this result was ${size} bytes; only its first ${maxBytes} bytes are shown. Ask for less (a narrower query, fewer items, a page or a range) to see the rest.]`;
+}
+
+/**
+ * The tool's output for a completed call: its `structuredContent` when it has one (the model reads
+ * it as JSON), else its content as text. An `isError` result throws its text. Output over
+ * `maxBytes` becomes its text cut by {@link capText}.
+ */
+export function toolOutput(result: CallToolResult, maxBytes: number): unknown {
   const text = (result.content ?? []).map(blockText).join('\n');
-  if (result.isError) throw new McpCallError(text || 'the MCP tool reported an error without a message');
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  return text;
+  if (result.isError) {
+    throw new McpCallError(capText(text || 'the MCP tool reported an error without a message', maxBytes));
+  }
+  if (result.structuredContent === undefined) return capText(text, maxBytes);
+  const json = JSON.stringify(result.structuredContent);
+  const capped = capText(json, maxBytes);
+  return capped === json ? result.structuredContent : capped;
 }

@@ -76,6 +76,11 @@ export async function settle(
   let answer = first;
   for (let round = 0; isInputRequired(answer); round++) {
     const entries = Object.entries(answer.inputRequests ?? {});
+    if (entries.length > target.maxElicitations) {
+      throw new McpCallError(
+        `The MCP tool ${target.name} asked for too many inputs at once: ${entries.length}, where at most ${target.maxElicitations} are accepted (mcpTools' maxElicitations). The call ends here; call it with arguments that need fewer answers, or do without it.`,
+      );
+    }
     for (const [key, request] of entries) {
       if (request.method !== 'elicitation/create') {
         throw new McpCallError(
@@ -98,7 +103,7 @@ export async function settle(
     await delay(SILENT_ROUND_DELAY_MS, ctx.signal);
     answer = await callMcpTool(target, args, { inputResponses: {}, ...pick(state) }, ctx.signal);
   }
-  return toolOutput(answer);
+  return toolOutput(answer, target.maxResultBytes);
 }
 
 /** Waits `ms`, or rejects with the signal's reason once it aborts (a global timer: no Node import). */

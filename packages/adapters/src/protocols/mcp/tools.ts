@@ -7,6 +7,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { defineTool, type FunctionTool, hashSchema, type ToolContext, TurnkitError } from '@turnkit/core';
 import { z } from 'zod';
+import { checkCount } from '../../events/index.js';
 import type { McpCallTarget } from './call.js';
 import { callMcpTool } from './call.js';
 import { connect, type McpConnection, type McpSource } from './connect.js';
@@ -36,6 +37,19 @@ export interface McpToolsOptions {
   prefix?: string;
   /** A call (each request of it) fails after this long without an answer (default 60 000 ms). */
   timeoutMs?: number;
+  /**
+   * The most a result may put in the transcript, in UTF-8 bytes of the text the model reads (a
+   * `structuredContent` result: its JSON). A larger one is cut there, on a character boundary, and
+   * ends with a note telling the model it was truncated, how big it was, and to ask for less. A
+   * positive integer (default 1 MiB: 1 048 576).
+   */
+  maxResultBytes?: number;
+  /**
+   * The most elicitations one `input_required` answer may ask at once. A server asking more ends
+   * the call with a `tool_error` saying so, and the run does not pause. A positive integer
+   * (default 16).
+   */
+  maxElicitations?: number;
 }
 
 /** An MCP tool as a TurnKit tool: its input is the object the server's schema describes. */
@@ -50,6 +64,8 @@ export interface McpTools extends Array<McpFunctionTool> {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_ELICITATIONS = 16;
 const ANY_OBJECT = z.record(z.string(), z.unknown());
 
 /** The schema without `$schema` (the model does not need it), and the validator of the model's arguments. */
@@ -118,6 +134,8 @@ function checkOptions(options: McpToolsOptions): void {
       `mcpTools: timeoutMs must be a positive number of milliseconds, got ${timeoutMs}.`,
     );
   }
+  checkCount(options.maxResultBytes, 'maxResultBytes', 'mcpTools');
+  checkCount(options.maxElicitations, 'maxElicitations', 'mcpTools');
 }
 
 /**
@@ -154,9 +172,13 @@ export async function mcpTools(source: McpSource, options: McpToolsOptions = {})
     listed.map((tool) => tool.name),
     options.prefix,
   );
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limits = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    maxElicitations: options.maxElicitations ?? DEFAULT_MAX_ELICITATIONS,
+  };
   const tools = listed.map((tool) =>
-    toTool(tool, names.get(tool.name)!, { connection, source, name: tool.name, timeoutMs }, options),
+    toTool(tool, names.get(tool.name)!, { connection, source, name: tool.name, ...limits }, options),
   );
   return Object.assign(tools, {
     names: names as ReadonlyMap<string, string>,
