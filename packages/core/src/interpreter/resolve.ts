@@ -10,6 +10,7 @@ import {
   type StepCall,
   type StoredInteraction,
 } from '../machine/index.js';
+import { controlCharacterIn, controlCharacterIssues, controlCharacterMessage } from '../questions/index.js';
 import { childRunFor, childState } from './child.js';
 import { decide, expiredResolution, type Responder, type ResponseInput, USER } from './decide.js';
 import { emitResolved } from './events.js';
@@ -83,9 +84,16 @@ export function checkResponses(given: unknown): ResponseInput[] {
       issues.push({ path: [index, 'id'], message: 'Must be the interaction id, a string' });
     }
     for (const key of ['rationale', 'reason'] as const) {
-      if (fields[key] !== undefined && typeof fields[key] !== 'string') {
+      const text = fields[key];
+      if (text !== undefined && typeof text !== 'string') {
         issues.push({ path: [index, key], message: 'Must be a string' });
       }
+      const found = typeof text === 'string' ? controlCharacterIn(text) : undefined;
+      if (found) issues.push({ path: [index, key], message: controlCharacterMessage(found, `The ${key}`) });
+    }
+    // An edited input is data the tool runs with: its strings and keys are text too.
+    if (fields.editedInput !== undefined) {
+      issues.push(...controlCharacterIssues(fields.editedInput, [index, 'editedInput']));
     }
     if (issues.length > 0) throw new AnswerError(issues, 'The response list');
   });
@@ -104,6 +112,14 @@ export function prepareResolutions(
   responder: Responder = USER,
 ): PreparedResolution[] {
   const checked = checkResponses(responses);
+  const parentRationale = responder.by === 'parent' ? responder.rationale : undefined;
+  const found = parentRationale === undefined ? undefined : controlCharacterIn(parentRationale);
+  if (found) {
+    throw new AnswerError(
+      [{ path: ['rationale'], message: controlCharacterMessage(found, 'The rationale') }],
+      'The response',
+    );
+  }
   if (stateOf(run) !== 'waitingInput') throw notWaiting(run, 'respond');
   const context = run.state.context;
   const pending = pendingInteractions(context);

@@ -5,4 +5,4 @@ export { formatAnswersResult, formatDefaultedResult } from './format.js';
 export { DEFAULT_QUESTION_LIMITS, type QuestionLimits, resolveQuestionLimits } from './limits.js';
 export { questionParametersSchema } from './parameters.js';
 export { parseQuestionInput } from './schema.js';
-export { controlCharacterIn, controlCharacterIssues } from './text.js';
+export { controlCharacterIn, controlCharacterIssues, controlCharacterMessage } from './text.js';
