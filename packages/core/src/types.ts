@@ -246,12 +246,39 @@ export interface SpanOutcome {
   interactionIds?: string[];
 }
 
+/**
+ * A pending interaction once it is resolved, for the span that shows the human's part of a run
+ * (DESIGN §15): what was asked, how long it waited and what was decided. No answer text, rationale
+ * or edited input: those stay in the events and the snapshot.
+ */
+export interface InteractionSpanInfo {
+  runId: string;
+  /** The agent whose call asked (a sub-agent's name for a bubbled interaction). */
+  agent: string;
+  interactionId: string;
+  kind: InteractionKind;
+  /** The tool that asked, or whose call waited for approval. */
+  toolName: string;
+  toolCallId: string;
+  decision: Decision;
+  /** From the interaction's `createdAt` to its resolution, in ms (absent when either is unreadable). */
+  waitMs?: number;
+  /** The span context of the turn that paused on it (the snapshot's `trace`), when it is known. */
+  link?: TraceContext;
+}
+
 /** One span of a turn's trace, and the spans it starts (see {@link Telemetry}). */
 export interface TelemetrySpan {
   startModelCall(info: { runId: string; agent: string; model: string; step: number }): TelemetrySpan;
   startTool(info: { runId: string; agent: string; toolName: string; toolCallId: string }): TelemetrySpan;
   /** A sub-agent's run, under the tool call that started it. */
   startAgent(info: { runId: string; agent: string; agentPath: string[] }): TelemetrySpan;
+  /**
+   * The human's part (optional): an interaction resolved for this turn — answered, approved,
+   * rejected, cancelled, timed out or superseded — started and ended at once, under the turn that
+   * goes on from it. A `TelemetrySpan` without it traces no interactions.
+   */
+  startInteraction?(info: InteractionSpanInfo): TelemetrySpan;
   end(outcome?: SpanOutcome): void;
   /** This span's W3C context when it is recorded: kept in the snapshot of a paused turn. */
   readonly traceContext?: TraceContext;

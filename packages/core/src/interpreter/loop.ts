@@ -11,7 +11,7 @@ import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, now, type Run, send, stateOf } from './run.js';
 import { runStep } from './step.js';
-import { closeRunSpan, modelSpan, openRunSpan } from './telemetry.js';
+import { closeRunSpan, modelSpan, openRunSpan, traceResolved } from './telemetry.js';
 
 /** Makes a model's message safe to keep: string arguments, unique non-empty call ids. */
 function sanitize(message: AssistantMessage, step: number): AssistantMessage {
@@ -227,5 +227,9 @@ export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
   send(run, { type: 'USER_MESSAGE', messages, maxSteps: run.agent.maxSteps, at });
   for (const { id, toolCallId, kind } of before) {
     emitResolved(run, { id, toolCallId, kind, resolution: 'superseded', at }, SUPERSEDED_RESULT);
+  }
+  for (const interaction of before) {
+    const { id, toolCallId, kind } = interaction;
+    traceResolved(run, interaction, { id, toolCallId, kind, resolution: 'superseded', at });
   }
 }

@@ -5,8 +5,8 @@
  * no `telemetry` on the agent or the call every hook is a cheap no-op. Every span started here is
  * ended here, also when a turn pauses, fails or is aborted.
  */
-import { pendingInteractions } from '../machine/index.js';
-import type { SpanOutcome, TelemetrySpan } from '../types.js';
+import { pendingInteractions, type ResolvedRecord, type StoredInteraction } from '../machine/index.js';
+import type { InteractionSpanInfo, SpanOutcome, TelemetrySpan } from '../types.js';
 import { statusOf } from './result.js';
 import { type Run, stateOf } from './run.js';
 
@@ -29,6 +29,52 @@ export function openRunSpan(run: Run): void {
     trigger: run.trigger ?? 'continue',
     ...(run.trace ? { link: run.trace } : {}),
   });
+  const resolved = waiting.get(run);
+  if (!resolved) return;
+  waiting.delete(run);
+  for (const info of resolved) traceInteraction(run.span, info);
+}
+
+/** Interactions resolved before their run's turn span opened (a resume), for that span to show. */
+const waiting = new WeakMap<Run, InteractionSpanInfo[]>();
+
+function traceInteraction(span: TelemetrySpan | undefined, info: InteractionSpanInfo): void {
+  span?.startInteraction?.(info).end({ outcome: 'completed' });
+}
+
+/**
+ * Reports a resolved interaction as the human's span: under the turn that goes on from it, with a
+ * link to the turn that paused on it (the snapshot's `trace`). A resume resolves before its turn
+ * span opens, so the span waits for `openRunSpan`; a parent model's `answer_subagent` resolves
+ * inside an open turn, which then takes it at once. With no telemetry this does nothing.
+ */
+export function traceResolved(
+  run: Run,
+  interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
+  record: ResolvedRecord,
+): void {
+  let top = run;
+  while (top.parent) top = top.parent;
+  if (!(top.options.telemetry ?? top.agent.telemetry)) return;
+  const waitMs = Date.parse(record.at) - Date.parse(interaction.createdAt);
+  const info: InteractionSpanInfo = {
+    runId: top.runId,
+    agent: run.agent.name,
+    interactionId: record.id,
+    kind: record.kind,
+    toolName: interaction.toolName,
+    toolCallId: record.toolCallId,
+    decision: record.resolution === 'defaulted' ? 'timed_out' : record.resolution,
+    ...(Number.isFinite(waitMs) ? { waitMs: Math.max(0, waitMs) } : {}),
+  };
+  if (top.span) {
+    traceInteraction(top.span, info);
+    return;
+  }
+  if (top.trace) info.link = top.trace;
+  const queued = waiting.get(top);
+  if (queued) queued.push(info);
+  else waiting.set(top, [info]);
 }
 
 /** Closes the run's span with what the drive came to; a top run that paused keeps its context. */

@@ -1,0 +1,208 @@
+/**
+ * Traces show the human (DESIGN §15, issue 29): a resolved question or approval reaches the turn
+ * that goes on from it as `startInteraction` — its id, kind, decision and wait, linked to the turn
+ * that paused on it — also when that turn runs with a fresh agent (as in another process); an
+ * approved call then gets its own tool span as before. No answer text or rationale reaches it.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  answerQuestion,
+  approve,
+  askUserQuestion,
+  cancelQuestion,
+  expire,
+  type InteractionSpanInfo,
+  parseSnapshot,
+  reject,
+  runTurn,
+  type Telemetry,
+  type TelemetrySpan,
+  type TraceContext,
+} from '../src/index.js';
+import { childAgent, colorQuestion, delegate, lastContent, parentAgent } from './fixtures/subagents.js';
+import { ask, cellLineQuestion, makeAgent } from './helpers.js';
+
+interface Recorded {
+  name: string;
+  parent: string | null;
+  link?: TraceContext;
+  interaction?: InteractionSpanInfo;
+  ended: boolean;
+  context: TraceContext;
+}
+
+/** A recording `Telemetry` whose spans take `startInteraction`; span ids count up from `first`. */
+function recorder(first = 0) {
+  const spans: Recorded[] = [];
+  let next = first;
+  const open = (name: string, parent: Recorded | null, extra: Partial<Recorded> = {}): TelemetrySpan => {
+    const record: Recorded = {
+      name,
+      parent: parent?.name ?? null,
+      ...extra,
+      ended: false,
+      context: { traceId: 'a'.repeat(32), spanId: String(++next).padStart(16, '0'), traceFlags: 1 },
+    };
+    spans.push(record);
+    return {
+      startModelCall: (info) => open(`chat ${info.model}`, record),
+      startTool: (info) => open(`execute_tool ${info.toolName}`, record),
+      startAgent: (info) => open(`invoke_agent ${info.agent}`, record),
+      startInteraction: (info) => open('execute_tool AskUserQuestion', record, { interaction: info }),
+      end: () => {
+        if (record.ended) throw new Error(`${name} ended twice`);
+        record.ended = true;
+      },
+      traceContext: record.context,
+    };
+  };
+  const telemetry: Telemetry = {
+    startTurn: (info) => open(`invoke_agent ${info.agent}`, null, info.link ? { link: info.link } : {}),
+  };
+  return { spans, telemetry };
+}
+
+const t0 = new Date('2030-01-01T10:00:00Z');
+const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+const thaw = { id: 'thaw', name: 'record_thaw', arguments: { cellLine: 'K562', vials: 2 } };
+
+/** Pauses with `steps[0]`, then returns what a fresh agent (another process) resumes with. */
+async function paused(steps: Parameters<typeof makeAgent>[0], config: Parameters<typeof makeAgent>[1] = {}) {
+  const first = recorder();
+  const result = await runTurn(
+    makeAgent(steps, { ...config, telemetry: first.telemetry }),
+    { input: 'go' },
+    { now: t0 },
+  );
+  expect(result.status).toBe('needs_input');
+  const pausedTurn = first.spans[0]!;
+  expect(parseSnapshot(result.snapshot).trace).toEqual(pausedTurn.context);
+  const later = recorder(100);
+  const fresh = makeAgent(
+    steps.map((_step, index) => (index === 0 ? '' : steps[index]!)),
+    {
+      ...config,
+      telemetry: later.telemetry,
+    },
+  );
+  return { result, pausedTurn, fresh, spans: later.spans };
+}
+
+const humanSpans = (spans: Recorded[]) => spans.filter((span) => span.interaction !== undefined);
+
+describe('the human in a trace', () => {
+  it('an answered question: one span under the resumed turn, with its wait and a link to the pause, and no answer text', async () => {
+    const { result, pausedTurn, fresh, spans } = await paused([
+      { toolCalls: [ask([cellLineQuestion])] },
+      'ok',
+    ]);
+    const done = await answerQuestion(
+      fresh,
+      result.snapshot,
+      { answers: { 'Cell line': { selected: [], other: 'secret clone 7' } } },
+      { now: at(90) },
+    );
+    expect(done.status).toBe('completed');
+    const [human] = humanSpans(spans);
+    expect(human).toMatchObject({ parent: 'invoke_agent inventory', ended: true });
+    expect(human!.interaction).toEqual({
+      runId: result.runId,
+      agent: 'inventory',
+      interactionId: result.pendingQuestion!.id,
+      kind: 'question',
+      toolName: 'AskUserQuestion',
+      toolCallId: result.pendingQuestion!.toolCallId,
+      decision: 'answered',
+      waitMs: 90_000,
+      link: pausedTurn.context,
+    });
+    expect(spans.every((span) => span.ended)).toBe(true);
+    expect(JSON.stringify(spans)).not.toContain('secret clone');
+  });
+
+  it("an approved call: the human's span, then the tool's own execute_tool span in the same turn", async () => {
+    const { result, pausedTurn, fresh, spans } = await paused([{ toolCalls: [thaw] }, 'ok']);
+    await approve(fresh, result.snapshot, { rationale: 'private reason' }, { now: at(5) });
+    expect(spans.map((span) => [span.name, span.parent])).toEqual([
+      ['invoke_agent inventory', null],
+      ['execute_tool AskUserQuestion', 'invoke_agent inventory'],
+      ['execute_tool record_thaw', 'invoke_agent inventory'],
+      ['chat scripted', 'invoke_agent inventory'],
+    ]);
+    expect(spans[1]!.interaction).toMatchObject({
+      kind: 'approval',
+      toolName: 'record_thaw',
+      toolCallId: 'thaw',
+      decision: 'approved',
+      waitMs: 5000,
+      link: pausedTurn.context,
+    });
+    expect(JSON.stringify(spans)).not.toContain('private reason');
+  });
+
+  it('a rejected approval and a cancelled question: their decisions, and no tool span for the rejected call', async () => {
+    const rejected = await paused([{ toolCalls: [thaw] }, 'ok']);
+    await reject(rejected.fresh, rejected.result.snapshot, { rationale: 'no' }, { now: at(1) });
+    expect(humanSpans(rejected.spans).map((span) => span.interaction!.decision)).toEqual(['rejected']);
+    expect(rejected.spans.some((span) => span.name === 'execute_tool record_thaw')).toBe(false);
+
+    const cancelled = await paused([{ toolCalls: [ask([cellLineQuestion])] }, 'ok']);
+    await cancelQuestion(cancelled.fresh, cancelled.result.snapshot, {}, { now: at(2) });
+    expect(humanSpans(cancelled.spans).map((span) => span.interaction!.decision)).toEqual(['cancelled']);
+  });
+
+  it('timed out: a late answer and a sweep both report timed_out with the whole wait', async () => {
+    const config = { tools: [askUserQuestion({ timeoutMs: 60_000 })] };
+    const late = await paused([{ toolCalls: [ask([cellLineQuestion])] }, 'ok'], config);
+    await answerQuestion(late.fresh, late.result.snapshot, { answers: 'K562-dTAG' }, { now: at(120) });
+    expect(humanSpans(late.spans)[0]!.interaction).toMatchObject({ decision: 'timed_out', waitMs: 120_000 });
+
+    const swept = await paused([{ toolCalls: [ask([cellLineQuestion])] }, 'ok'], config);
+    await expire(swept.fresh, swept.result.snapshot, { now: at(61) });
+    expect(humanSpans(swept.spans)[0]!.interaction).toMatchObject({
+      decision: 'timed_out',
+      waitMs: 61_000,
+      link: swept.pausedTurn.context,
+    });
+  });
+
+  it('a new message supersedes the pending question: superseded, linked to the pause', async () => {
+    const { result, pausedTurn, fresh, spans } = await paused([
+      { toolCalls: [ask([cellLineQuestion])] },
+      'ok',
+    ]);
+    await runTurn(fresh, { snapshot: result.snapshot, input: 'never mind' }, { now: at(3) });
+    expect(humanSpans(spans)[0]!.interaction).toMatchObject({
+      decision: 'superseded',
+      waitMs: 3000,
+      link: pausedTurn.context,
+    });
+  });
+
+  it("a parent model's answer_subagent: the span sits in the turn that answered, with no link", async () => {
+    const { spans, telemetry } = recorder();
+    const child = childAgent('researcher', [{ toolCalls: [ask([colorQuestion])] }, 'painted']);
+    const lead = parentAgent(
+      child,
+      [
+        { toolCalls: [delegate('x')] },
+        (request) => ({
+          toolCalls: [
+            {
+              name: 'answer_subagent',
+              arguments: { interactionId: JSON.parse(lastContent(request)).interactionId, answers: 'Blue' },
+            },
+          ],
+        }),
+        'ok',
+      ],
+      'parent',
+    );
+    const result = await runTurn(lead, { input: 'go' }, { telemetry });
+    expect(result.status).toBe('completed');
+    const [human] = humanSpans(spans);
+    expect(human).toMatchObject({ parent: 'invoke_agent lead', ended: true });
+    expect(human!.interaction).toMatchObject({ agent: 'researcher', kind: 'question', decision: 'answered' });
+    expect(human!.interaction!.link).toBeUndefined();
+  });
+});
