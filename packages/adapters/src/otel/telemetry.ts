@@ -20,7 +20,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { SpanOutcome, Telemetry, TelemetrySpan, TraceContext } from '@turnkit/core';
+import type { InteractionSpanInfo, SpanOutcome, Telemetry, TelemetrySpan, TraceContext } from '@turnkit/core';
 
 /** Options of {@link otelTelemetry}. */
 export interface OtelTelemetryOptions {
@@ -52,8 +52,12 @@ const UNSAMPLED: TelemetrySpan = {
   startModelCall: () => UNSAMPLED,
   startTool: () => UNSAMPLED,
   startAgent: () => UNSAMPLED,
+  startInteraction: () => UNSAMPLED,
   end: () => undefined,
 };
+
+/** The tool a human's part is traced as, whichever tool asked: the person plays AskUserQuestion. */
+const HUMAN_TOOL = 'AskUserQuestion';
 
 /** One TurnKit span on an OpenTelemetry span; its children use it as their explicit parent. */
 class OtelSpan implements TelemetrySpan {
@@ -117,14 +121,36 @@ class OtelSpan implements TelemetrySpan {
     }));
   }
 
+  startInteraction(info: InteractionSpanInfo): TelemetrySpan {
+    return this.child(
+      `execute_tool ${HUMAN_TOOL}`,
+      SpanKind.INTERNAL,
+      () => ({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': HUMAN_TOOL,
+        'gen_ai.tool.call.id': info.toolCallId,
+        'gen_ai.tool.type': 'function',
+        'gen_ai.agent.name': info.agent,
+        'gen_ai.conversation.id': info.runId,
+        'turnkit.interaction.id': info.interactionId,
+        'turnkit.interaction.kind': info.kind,
+        'turnkit.interaction.tool_name': info.toolName,
+        'turnkit.interaction.decision': info.decision,
+        ...(info.waitMs !== undefined ? { 'turnkit.interaction.wait_ms': info.waitMs } : {}),
+      }),
+      linkTo(info.link),
+    );
+  }
+
   end(outcome?: SpanOutcome): void {
     if (this.recording && outcome) record(this.span, outcome);
     this.span.end();
   }
 
-  private child(name: string, kind: SpanKind, attributes: () => Attributes): TelemetrySpan {
+  private child(name: string, kind: SpanKind, attributes: () => Attributes, links?: Link[]): TelemetrySpan {
     this.childContext ??= trace.setSpan(context.active(), this.span);
-    return OtelSpan.start(this.tracer, this.tracer.startSpan(name, { kind }, this.childContext), attributes);
+    const span = this.tracer.startSpan(name, links ? { kind, links } : { kind }, this.childContext);
+    return OtelSpan.start(this.tracer, span, attributes);
   }
 }
 
@@ -165,6 +191,11 @@ function linkTo(paused: TraceContext | undefined): Link[] | undefined {
  * - Failures (a model error, a tool's error result) set `error.type` and the span's error status.
  * - A turn that resumes a paused one, in any process, links to the paused turn's span (the snapshot
  *   keeps its context while it is recorded).
+ * - The human's part: each interaction resolved for a turn (answered, approved, rejected,
+ *   cancelled, timed out, superseded) is an `execute_tool AskUserQuestion` span under it, whichever
+ *   tool asked, with `turnkit.interaction.id`, `.kind`, `.tool_name`, `.decision` and `.wait_ms`
+ *   (from its `createdAt`), linked to the paused turn's span; an approved call then has its own
+ *   `execute_tool {tool}` span as usual. Answers, rationales and edited inputs never go into spans.
  * - Sampling is decided per turn: when a turn's span is neither recorded nor sampled, its model
  *   calls, tools and sub-agents start no spans (as with the SDK's default parent-based sampler).
  *
