@@ -10,8 +10,10 @@ import {
   approve,
   askUserQuestion,
   cancelQuestion,
+  createSessions,
   expire,
   type InteractionSpanInfo,
+  memoryStore,
   parseSnapshot,
   reject,
   runTurn,
@@ -204,5 +206,21 @@ describe('the human in a trace', () => {
     expect(human).toMatchObject({ parent: 'invoke_agent lead', ended: true });
     expect(human!.interaction).toMatchObject({ agent: 'researcher', kind: 'question', decision: 'answered' });
     expect(human!.interaction!.link).toBeUndefined();
+  });
+
+  it('sessions: the answer to a run kept in a store is traced in the turn the same call plays', async () => {
+    const store = memoryStore();
+    const first = recorder();
+    const steps = [{ toolCalls: [ask([cellLineQuestion])] }, 'ok'];
+    const agent = makeAgent(steps, { telemetry: first.telemetry });
+    const started = await createSessions({ agent, store }).start('go', { now: t0 });
+    const later = recorder(100);
+    const fresh = createSessions({ agent: makeAgent(['', 'ok'], { telemetry: later.telemetry }), store });
+    const done = await fresh.answer(started.runId, { answers: 'K562-dTAG' }, { now: at(30) });
+    expect(done.status).toBe('completed');
+    expect(humanSpans(later.spans)[0]).toMatchObject({
+      parent: 'invoke_agent inventory',
+      interaction: { decision: 'answered', waitMs: 30_000, link: first.spans[0]!.context },
+    });
   });
 });
