@@ -17,7 +17,7 @@ import { emitResolved } from './events.js';
 import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
 import { now, type Run, send, stateOf } from './run.js';
-import { traceResolved } from './telemetry.js';
+import { isTraced, traceResolved } from './telemetry.js';
 
 export type { Responder, ResponseInput } from './decide.js';
 
@@ -176,12 +176,15 @@ export function applyResolutions(run: Run, prepared: PreparedResolution[]): void
     applyResolutions(nested.run, nested.resolutions);
     return { ...resolution, child: childState(nested.run) };
   });
-  const asked = new Map(pendingInteractions(run.state.context).map((item) => [item.id, item]));
+  // What was asked, for the human's span (DESIGN §15): only read when the run is traced.
+  const asked = isTraced(run)
+    ? new Map(pendingInteractions(run.state.context).map((item) => [item.id, item]))
+    : undefined;
   send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
   for (const { records, result, child } of resolutions) {
     if (child) continue;
     emitResolved(run, records[0]!, result ?? '');
-    const interaction = asked.get(records[0]!.id);
+    const interaction = asked?.get(records[0]!.id);
     if (interaction) traceResolved(run, interaction, records[0]!);
   }
 }

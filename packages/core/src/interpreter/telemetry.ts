@@ -42,6 +42,18 @@ function traceInteraction(span: TelemetrySpan | undefined, info: InteractionSpan
   span?.startInteraction?.(info).end({ outcome: 'completed' });
 }
 
+function topOf(run: Run): Run {
+  let top = run;
+  while (top.parent) top = top.parent;
+  return top;
+}
+
+/** Whether the run's turns are traced (a `telemetry` on the call or the top agent). */
+export function isTraced(run: Run): boolean {
+  const top = topOf(run);
+  return (top.options.telemetry ?? top.agent.telemetry) !== undefined;
+}
+
 /**
  * Reports a resolved interaction as the human's span: under the turn that goes on from it, with a
  * link to the turn that paused on it (the snapshot's `trace`). A resume resolves before its turn
@@ -53,9 +65,8 @@ export function traceResolved(
   interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
   record: ResolvedRecord,
 ): void {
-  let top = run;
-  while (top.parent) top = top.parent;
-  if (!(top.options.telemetry ?? top.agent.telemetry)) return;
+  if (!isTraced(run)) return;
+  const top = topOf(run);
   const waitMs = Date.parse(record.at) - Date.parse(interaction.createdAt);
   const info: InteractionSpanInfo = {
     runId: top.runId,
