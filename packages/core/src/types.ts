@@ -121,7 +121,7 @@ export interface EventBase {
 /** Everything `onEvent` can receive, in order. Each turn ends with exactly one `turn_*` end event. */
 export type AgentEvent = EventBase &
   (
-    | { type: 'turn_started'; trigger: 'input' | 'respond' | 'retry' | 'continue' | 'expire' }
+    | { type: 'turn_started'; trigger: 'input' | 'respond' | 'retry' | 'continue' | 'expire' | 'stop' }
     | { type: 'model_started'; step: number }
     | { type: 'model_delta'; text: string }
     | {

@@ -52,7 +52,7 @@ const FIRST_RELEASE = [
   'toolErrorResult',
 ];
 
-/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21). */
+/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop (31). */
 const ADDED = [
   'SHELL_ASK_USAGE',
   'TAKEOVER_SEQ_GAP',
@@ -64,6 +64,7 @@ const ADDED = [
   'provideInput',
   'shellAskTool',
   'shellWords',
+  'stopMarkOf',
 ];
 
 describe('@turnkit/core exports', () => {

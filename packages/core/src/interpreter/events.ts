@@ -38,7 +38,7 @@ export function emit(run: Run, body: EventBody): void {
 }
 
 /** What started a turn, as `turn_started` reports it. */
-export type Trigger = 'input' | 'respond' | 'retry' | 'continue' | 'expire';
+export type Trigger = 'input' | 'respond' | 'retry' | 'continue' | 'expire' | 'stop';
 
 /** Starts a turn: counts it and emits `turn_started`. */
 export function beginTurn(run: Run, trigger: Trigger): void {

@@ -119,7 +119,32 @@ export interface Sessions<TOutput = string> {
    * `ctx.idempotencyKey`.
    */
   play(claim: TurnClaim, options?: PlayOptions): Promise<SessionResult<TOutput>>;
+  /**
+   * Stops the run wherever it plays (DESIGN §20). A turn a worker is playing, on any process, is
+   * marked in the store: that worker ends it `aborted` before its next model or tool call (a tool
+   * already running finishes and its result is kept), and this returns at once with `stop:
+   * 'requested'` and status `running`. A paused run has its pending interactions cancelled (with
+   * `reason`) and rests `aborted` (`stop: 'stopped'`), as does a turn whose worker died. A run at
+   * rest otherwise (completed, failed, aborted, max steps) is left as it is (`stop: 'not_running'`).
+   * `send` or `retry` continues an aborted run. A closed event stream never stops a run.
+   */
+  stop(runId: string, request?: StopRequest, options?: TurnOptions): Promise<StopResult<TOutput>>;
 }
+
+/** What {@link Sessions.stop} takes. */
+export interface StopRequest {
+  /** Why, for the audit: the rationale of each cancelled interaction, and the stop mark. */
+  reason?: string;
+}
+
+/**
+ * What {@link Sessions.stop} did: `requested` (a worker holds the turn and ends it `aborted` before
+ * its next call), `stopped` (the run now rests `aborted`), `not_running` (at rest already; nothing changed).
+ */
+export type StopOutcome = 'requested' | 'stopped' | 'not_running';
+
+/** The run's state after {@link Sessions.stop}, and what the stop did. */
+export type StopResult<TOutput = string> = SessionResult<TOutput> & { stop: StopOutcome };
 
 /** Options of {@link Sessions.sweep}: the turn options, the clock, and how many runs at most. */
 export interface SweepOptions extends TurnOptions {

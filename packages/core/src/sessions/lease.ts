@@ -5,10 +5,12 @@
  * renewal confirmed for `leaseMs`, and one more asked of the store then failing too). It also
  * carries the fenced writes made while the turn plays (each step's results, DESIGN §12), one store
  * call at a time. Durations are measured with the monotonic clock: no wall clock is compared with
- * another machine's.
+ * another machine's. A store that can mark a run to stop (DESIGN §20, `requestStop`) is asked before
+ * each model or tool call, by a renewal that returns the mark: a marked hold stops the turn, which
+ * ends `aborted` and is written as usual.
  */
 import { ConflictError } from '../errors.js';
-import type { SnapshotStore } from './store.js';
+import type { SnapshotStore, StopMark } from './store.js';
 
 /** A claim being held: what the loop's fence asks, and what sessions need after the turn. */
 export interface Hold {
@@ -22,11 +24,17 @@ export interface Hold {
    * store judges that write as it judges every other.
    */
   readonly certain: boolean;
+  /**
+   * The stop request seen on the lease (by a renewal), or null. Once set, `holds()` is false: the
+   * turn ends `aborted`, and unlike a lost hold its result is written.
+   */
+  readonly stopRequest: StopMark | null;
   /** The version of the last write under this claim (the claim's, then each recorded step's). */
   readonly version: number;
   /**
    * Whether the worker may start its next model or tool call. Past a whole lease without a
-   * confirmed renewal it asks the store once more (a renewal) before giving up.
+   * confirmed renewal it asks the store once more (a renewal) before giving up. With a store that
+   * keeps stop marks it renews every time, to see a stop request before the call starts.
    */
   holds(): Promise<boolean>;
   /**
@@ -67,6 +75,8 @@ export function holdRun(options: HoldOptions): Hold {
   let version = options.version;
   let confirmedAt = options.claimedAt;
   let lost: ConflictError | null = null;
+  let stopRequest: StopMark | null = null;
+  const watchesStop = typeof store.requestStop === 'function';
   let certain = false;
   let renewing = false;
   let stopped = false;
@@ -89,8 +99,9 @@ export function holdRun(options: HoldOptions): Hold {
   const renewOnce = async (): Promise<boolean> => {
     const sentAt = performance.now();
     try {
-      await store.renew(runId, { owner, version, ms: leaseMs });
+      const renewed = await store.renew(runId, { owner, version, ms: leaseMs });
       confirmedAt = Math.max(confirmedAt, sentAt);
+      if (renewed?.stop) stopRequest ??= renewed.stop;
       return true;
     } catch (error) {
       // A refusal means another worker took the run; any other failure is retried on the next
@@ -122,16 +133,21 @@ export function holdRun(options: HoldOptions): Hold {
     get certain() {
       return certain;
     },
+    get stopRequest() {
+      return stopRequest;
+    },
     get version() {
       return version;
     },
     async holds() {
-      if (lost) return false;
-      if (performance.now() - confirmedAt < leaseMs) return true;
+      if (lost || stopRequest) return false;
+      const fresh = performance.now() - confirmedAt < leaseMs;
+      if (fresh && !watchesStop) return true;
       // No renewal confirmed for a whole lease (the store unreachable, or this process stalled):
-      // the store, not this worker's doubt, says whether the run is still its own.
-      if (!(await serial(renewOnce))) lose('no lease renewal was confirmed in time', false);
-      return lost === null;
+      // the store, not this worker's doubt, says whether the run is still its own. A failed check
+      // for a stop mark within the lease changes nothing: the next check or renewal sees the mark.
+      if (!(await serial(renewOnce)) && !fresh) lose('no lease renewal was confirmed in time', false);
+      return lost === null && stopRequest === null;
     },
     async write(write) {
       await serial(async () => {

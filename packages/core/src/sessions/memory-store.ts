@@ -11,6 +11,7 @@ import {
   type PutOptions,
   type SnapshotStore,
   staleWriteError,
+  stopMarkOf,
 } from './store.js';
 
 /** Options of {@link memoryStore}. */
@@ -23,7 +24,8 @@ export interface MemoryStoreOptions {
 type Row = {
   version: number;
   expiresAt: number | null;
-  lease: { owner: string; until: number } | null;
+  /** `stop`: the reason of a stop request on this lease ('' for none), see `requestStop`. */
+  lease: { owner: string; until: number; stop?: string } | null;
 } & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
 
 /**
@@ -47,12 +49,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
     if (current !== opts.expectedVersion) throw staleWriteError(runId, opts.expectedVersion, current);
     const held = row?.lease;
     if (held && held.owner !== opts.lease?.owner && held.until > clock()) throw leaseHeldError(runId);
+    // A stop mark stays with its lease: only the holder's own writes that keep the lease keep it.
+    const stop = held?.stop !== undefined && held.owner === opts.lease?.owner ? { stop: held.stop } : {};
     return {
       row,
       kept: {
         version: (current ?? 0) + 1,
         expiresAt: opts.expiresAt ? Date.parse(opts.expiresAt) : null,
-        lease: opts.lease?.ms ? { owner: opts.lease.owner, until: clock() + opts.lease.ms } : null,
+        lease: opts.lease?.ms ? { owner: opts.lease.owner, until: clock() + opts.lease.ms, ...stop } : null,
       },
     };
   }
@@ -93,7 +97,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       if (!row || row.version !== opts.version)
         throw staleWriteError(runId, opts.version, row?.version ?? null);
       if (row.lease?.owner !== opts.owner) throw leaseHeldError(runId);
-      row.lease = { owner: opts.owner, until: clock() + opts.ms };
+      row.lease = { ...row.lease, until: clock() + opts.ms };
+      return { stop: stopMarkOf(row.lease.stop) };
+    },
+    async requestStop(runId, opts) {
+      const lease = rows.get(runId)?.lease;
+      if (!lease || lease.until <= clock()) return false;
+      lease.stop ??= opts.reason ?? '';
+      return true;
     },
     async listExpired(before, limit = Number.POSITIVE_INFINITY) {
       const cutoff = before.getTime();

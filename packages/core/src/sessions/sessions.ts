@@ -27,6 +27,7 @@ import { pendingInteractions } from '../machine/index.js';
 import { assertSerializable } from '../snapshot/index.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
 import { repeatOf } from './repeats.js';
+import { stopRun } from './stop.js';
 import { type Claim, isClaim, sessionTurns } from './turns.js';
 
 export { TAKEOVER_SEQ_GAP } from './turns.js';
@@ -48,11 +49,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       `createSessions: leaseMs must be an integer >= 3, got ${leaseMs}.`,
     );
   }
-  const { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy } = sessionTurns(
-    agent,
-    store,
-    leaseMs,
-  );
+  const turns = sessionTurns(agent, store, leaseMs);
+  const { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy } = turns;
 
   async function respond(
     runId: string,
@@ -176,6 +174,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       return { swept, skipped };
     },
     play: playClaim,
+    stop: (runId, request, options = {}) => stopRun(turns, store, runId, request, options),
   };
   // Every result's `output` was parsed with `agent.output`, whose type is TOutput.
   return sessions as Sessions<TOutput>;

@@ -48,6 +48,19 @@ export interface RenewOptions {
 }
 
 /**
+ * A request to stop the turn the lease holder is playing (DESIGN §20), kept beside the lease by
+ * {@link SnapshotStore.requestStop}. `reason` is what the stopper said, if anything.
+ */
+export interface StopMark {
+  reason?: string;
+}
+
+/** What {@link SnapshotStore.renew} may report: the stop mark on the renewed lease, if any. */
+export interface RenewResult {
+  stop: StopMark | null;
+}
+
+/**
  * A run stored in row layout 2, as read by {@link SnapshotStore.getParts}: the head, both logs'
  * texts (every chunk appended so far, in order, joined by `,`), the version and the lease.
  */
@@ -79,9 +92,20 @@ export interface SnapshotStore {
   put(runId: string, snapshot: string, opts: PutOptions): Promise<{ version: number }>;
   /**
    * Extends `owner`'s lease by `ms` without writing a version. Throws `ConflictError` when the
-   * version moved or another owner holds the run: the caller has lost it and must stop.
+   * version moved or another owner holds the run: the caller has lost it and must stop. A store
+   * with {@link SnapshotStore.requestStop} returns the lease's stop mark (null when unmarked).
    */
-  renew(runId: string, opts: RenewOptions): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: stores written before stop marks resolve to nothing, and stay valid.
+  renew(runId: string, opts: RenewOptions): Promise<RenewResult | void>;
+  /**
+   * Stop (DESIGN §20), optional: marks the live lease of `runId` as asked to stop, in one atomic
+   * step with the check that a live lease holds it, without changing the version (the holder's
+   * fenced writes go on). Its owner's renewals then return the mark. The mark belongs to that
+   * lease: the owner's own writes that keep the lease (`ms > 0`) keep it, any other write (the
+   * result, released with `ms: 0`; another owner's claim) drops it. A second request keeps the
+   * first reason. Returns false, changing nothing, when no live lease holds the run (or none is stored).
+   */
+  requestStop?(runId: string, opts: { reason?: string }): Promise<boolean>;
   /** Run ids whose stored `expiresAt` is at or before `before`, earliest first, at most `limit`. */
   listExpired(before: Date, limit?: number): Promise<string[]>;
   delete(runId: string): Promise<void>;
@@ -119,6 +143,12 @@ export function staleWriteError(
   return new ConflictError(
     `Run ${runId} was changed by another writer: expected ${want}, but ${have}. Load it again and retry.`,
   );
+}
+
+/** The stop mark of a stored reason (`''`: marked without one), or null when `stored` is absent. */
+export function stopMarkOf(stored: string | null | undefined): StopMark | null {
+  if (stored === null || stored === undefined) return null;
+  return stored === '' ? {} : { reason: stored };
 }
 
 /** The `ConflictError` of a write or renewal refused because another worker's lease is live. */
