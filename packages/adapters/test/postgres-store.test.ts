@@ -66,6 +66,7 @@ describe.skipIf(!url)('postgresStore', () => {
         { column_name: 'lease_until', data_type: 'timestamp with time zone', is_nullable: 'YES' },
         { column_name: 'head', data_type: 'text', is_nullable: 'YES' },
         { column_name: 'log_from', data_type: 'integer', is_nullable: 'YES' },
+        { column_name: 'lease_stop', data_type: 'text', is_nullable: 'YES' },
       ]);
       const { rows: logColumns } = await pool.query(
         `SELECT column_name, data_type, is_nullable FROM information_schema.columns

@@ -2,7 +2,8 @@
  * The behaviour every SnapshotStore must have (DESIGN §7 and §12), as one suite run against each
  * store: versions, compare-and-set, delete, expiry listing, large and unicode snapshots, concurrent
  * writers, leases (store-contract-leases.ts), row layout 2 (store-contract-parts.ts), sessions
- * over it (store-contract-sessions.ts) and steps recorded mid-turn (store-contract-steps.ts). To check a new store:
+ * over it (store-contract-sessions.ts), steps recorded mid-turn (store-contract-steps.ts) and stop
+ * marks (store-contract-stop.ts). To check a new store:
  * `describeStoreContract('myStore', async () => ({ store, clock, teardown }))`.
  */
 import { ConflictError, type SnapshotStore } from '@turnkit/core';
@@ -18,6 +19,7 @@ import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
 import { describeSessionsContract } from './store-contract-sessions.js';
 import { describeStepsContract } from './store-contract-steps.js';
+import { describeStopContract } from './store-contract-stop.js';
 
 export {
   bigSnapshot,
@@ -184,5 +186,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     describePartsContract(() => fixture);
     describeSessionsContract(() => fixture);
     describeStepsContract(() => fixture);
+    describeStopContract(() => fixture);
   });
 }

@@ -18,8 +18,8 @@ import { isSafeRunId } from './run-id.js';
 export type RunFile = {
   version: number;
   expiresAt: string | null;
-  /** `until` is epoch ms on the store's clock. */
-  lease: { owner: string; until: number } | null;
+  /** `until` is epoch ms on the store's clock; `stop` the reason of a stop request ('' for none). */
+  lease: { owner: string; until: number; stop?: string } | null;
 } & ({ snapshot: string } | { head: string; log: string });
 
 /** A layout-2 run file. */
@@ -120,7 +120,12 @@ export function parseRunFile(text: string, path: string): RunFile {
     !Number.isInteger(run.version) ||
     !content ||
     !(run.expiresAt === null || typeof run.expiresAt === 'string') ||
-    !(lease == null || (typeof lease.owner === 'string' && Number.isFinite(lease.until)))
+    !(
+      lease == null ||
+      (typeof lease.owner === 'string' &&
+        Number.isFinite(lease.until) &&
+        (lease.stop === undefined || typeof lease.stop === 'string'))
+    )
   ) {
     throw new SnapshotError(
       'SNAPSHOT_INVALID',

@@ -21,6 +21,7 @@ import {
   type StoredParts,
   type StoredSnapshot,
   staleWriteError,
+  stopMarkOf,
 } from '@turnkit/core';
 import {
   LOG_FILE,
@@ -86,6 +87,7 @@ const READ_ATTEMPTS = 50;
  *   survive, as in any UTF-8 store; TurnKit's JSON escapes them.
  * - Leases are judged by `now` (the host clock by default). `renew` rewrites the current version's
  *   file in place (temp file, rename) under the lock: in layout 2 that is the head alone.
+ *   `requestStop` marks the live lease the same way (`lease.stop`, the version unchanged).
  * - A run stored by the first release as `<dir>/<runId>.json` is still read, and moves into its
  *   folder on its next write. Stop processes of the first release before upgrading: they lock elsewhere.
  * - Run ids must be safe file names (`[A-Za-z0-9_.-]`, no leading dot, no `..`), else
@@ -152,7 +154,11 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     if (current !== opts.expectedVersion) throw staleWriteError(runId, opts.expectedVersion, current);
     const held = latest?.run.lease;
     if (held && held.owner !== opts.lease?.owner && held.until > clock()) throw leaseHeldError(runId);
-    const lease = opts.lease?.ms ? { owner: opts.lease.owner, until: clock() + opts.lease.ms } : null;
+    // A stop mark stays with its lease: only the holder's own writes that keep the lease keep it.
+    const stop = held?.stop !== undefined && held.owner === opts.lease?.owner ? { stop: held.stop } : {};
+    const lease = opts.lease?.ms
+      ? { owner: opts.lease.owner, until: clock() + opts.lease.ms, ...stop }
+      : null;
     return { latest, kept: { version: (current ?? 0) + 1, expiresAt: opts.expiresAt ?? null, lease } };
   }
 
@@ -213,6 +219,21 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     if (base?.path === legacyPath(runId)) await unlink(base.path).catch(() => undefined);
   }
 
+  /**
+   * Rewrites the latest version's file in place with a new lease (under the run's lock); false, and
+   * the file removed, when a writer that broke the lock made a newer version meanwhile.
+   */
+  async function rewriteLease(runId: string, latest: Latest, lease: RunFile['lease']): Promise<boolean> {
+    const run = { ...latest.run, lease };
+    await replaceFile(runDir(runId), latest.path, JSON.stringify(run)).catch(
+      deletedMeanwhile(runId, latest.run.version),
+    );
+    const [newest] = await listVersions(runDir(runId));
+    if (newest === undefined || newest <= latest.run.version) return true;
+    await unlink(latest.path).catch(() => undefined);
+    return false;
+  }
+
   return {
     async get(runId): Promise<StoredSnapshot | null> {
       assertSafeRunId(runId, 'fileStore.get');
@@ -267,20 +288,27 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     async renew(runId, opts) {
       assertSafeRunId(runId, 'fileStore.renew');
       checkLeaseMs(opts.ms, 'fileStore.renew');
-      await withRunLock(runId, runDir(runId), timing, async () => {
+      return withRunLock(runId, runDir(runId), timing, async () => {
         const latest = await readLatest(runId);
         const current = latest?.run.version ?? null;
         if (!latest || current !== opts.version) throw staleWriteError(runId, opts.version, current);
-        if (latest.run.lease?.owner !== opts.owner) throw leaseHeldError(runId);
-        const run = { ...latest.run, lease: { owner: opts.owner, until: clock() + opts.ms } };
-        await replaceFile(runDir(runId), latest.path, JSON.stringify(run)).catch(
-          deletedMeanwhile(runId, opts.version),
-        );
-        const [newest] = await listVersions(runDir(runId));
-        if (newest !== undefined && newest > opts.version) {
-          await unlink(latest.path).catch(() => undefined);
-          throw staleWriteError(runId, opts.version, newest);
+        const held = latest.run.lease;
+        if (held?.owner !== opts.owner) throw leaseHeldError(runId);
+        if (!(await rewriteLease(runId, latest, { ...held, until: clock() + opts.ms }))) {
+          throw staleWriteError(runId, opts.version, (await listVersions(runDir(runId)))[0] ?? null);
         }
+        return { stop: stopMarkOf(held.stop) };
+      });
+    },
+
+    async requestStop(runId, opts) {
+      assertSafeRunId(runId, 'fileStore.requestStop');
+      return withRunLock(runId, runDir(runId), timing, async () => {
+        const latest = await readLatest(runId);
+        const held = latest?.run.lease;
+        if (!latest || !held || held.until <= clock()) return false;
+        if (held.stop !== undefined) return true;
+        return rewriteLease(runId, latest, { ...held, stop: opts.reason ?? '' });
       });
     },
 

@@ -16,6 +16,7 @@ import {
   type StoredParts,
   type StoredSnapshot,
   staleWriteError,
+  stopMarkOf,
   TurnkitError,
 } from '@turnkit/core';
 
@@ -78,7 +79,8 @@ interface ReadRow {
  *   lease_owner text,
  *   lease_until timestamptz,
  *   head        text,          -- layout 2: the head (rows written by `putParts`)
- *   log_from    integer        -- layout 2: the version that last rewrote the logs
+ *   log_from    integer,       -- layout 2: the version that last rewrote the logs
+ *   lease_stop  text           -- a stop request on the lease (`requestStop`): its reason, '' for none
  * );
  * CREATE TABLE IF NOT EXISTS turnkit_runs_log (
  *   run_id   text NOT NULL,
@@ -90,6 +92,7 @@ interface ReadRow {
  * -- a table of an earlier release:
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_owner text, ADD COLUMN IF NOT EXISTS lease_until timestamptz,
  *   ADD COLUMN IF NOT EXISTS head text, ADD COLUMN IF NOT EXISTS log_from integer, ALTER COLUMN snapshot DROP NOT NULL;
+ * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_stop text;
  * CREATE INDEX IF NOT EXISTS turnkit_runs_expires_at_idx
  *   ON turnkit_runs (expires_at) WHERE expires_at IS NOT NULL;
  * ALTER TABLE … ALTER COLUMN … SET COMPRESSION lz4; -- snapshot, messages, resolved, where the server supports it
@@ -211,7 +214,9 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
              SET version = version + 1, snapshot = $3, head = $4, expires_at = $5, updated_at = now(),
                  log_from = CASE WHEN $4::text IS NULL THEN NULL WHEN $11 THEN version + 1 ELSE log_from END,
                  lease_owner = $7::text,
-                 lease_until = CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END
+                 lease_until = CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END,
+                 -- A stop mark stays with its lease: only the holder's own writes that keep the lease keep it.
+                 lease_stop = CASE WHEN lease_owner = $7::text THEN lease_stop END
              WHERE run_id = $1 AND version = $2
                AND (lease_owner IS NULL OR lease_until <= clock_timestamp() OR lease_owner = $6::text)
                AND ($11 OR head IS NOT NULL)`
@@ -256,9 +261,11 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           lease_owner text,
           lease_until timestamptz,
           head text,
-          log_from integer
+          log_from integer,
+          lease_stop text
         )`,
       );
+      await pool.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_stop text`);
       await pool.query(
         `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_owner text,
           ADD COLUMN IF NOT EXISTS lease_until timestamptz,
@@ -316,14 +323,26 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
 
     async renew(runId, opts) {
       checkLeaseMs(opts.ms, 'postgresStore.renew');
-      const rows = await query<{ version: number }>(
+      const rows = await query<{ version: number; lease_stop: string | null }>(
         'postgresStore.renew',
         `UPDATE ${table} SET lease_until = ${leaseUntil('4')}
          WHERE run_id = $1 AND version = $2 AND lease_owner = $3
-         RETURNING version`,
+         RETURNING version, lease_stop`,
         [runId, opts.version, opts.owner, opts.ms],
       );
       if (!rows[0]) throw await refusal(runId, opts.version);
+      return { stop: stopMarkOf(rows[0].lease_stop) };
+    },
+
+    async requestStop(runId, opts) {
+      const rows = await query<{ version: number }>(
+        'postgresStore.requestStop',
+        `UPDATE ${table} SET lease_stop = coalesce(lease_stop, $2)
+         WHERE run_id = $1 AND lease_owner IS NOT NULL AND lease_until > clock_timestamp()
+         RETURNING version`,
+        [runId, opts.reason ?? ''],
+      );
+      return rows.length > 0;
     },
 
     async delete(runId) {

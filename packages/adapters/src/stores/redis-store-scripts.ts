@@ -19,7 +19,7 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
  * append onto a row stored whole). A hash without lease fields (the first release's) has no lease.
  */
 const CHECK = `${NOW}
-local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'head', 'chunks')
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'head', 'chunks', 'leaseStop')
 local current = run[1]
 if ARGV[1] == '' then
   if current then return {0, current} end
@@ -38,6 +38,12 @@ if ms > 0 then
   redis.call('HSET', KEYS[1], 'leaseOwner', ARGV[8], 'leaseUntil', now + ms)
 else
   redis.call('HDEL', KEYS[1], 'leaseOwner', 'leaseUntil')
+end
+-- A stop mark stays with its lease: only the holder's own writes that keep the lease keep it.
+if ms > 0 and run[6] and run[2] == writer then
+  redis.call('HSET', KEYS[1], 'leaseStop', run[6])
+else
+  redis.call('HDEL', KEYS[1], 'leaseStop')
 end
 if ARGV[3] == '' then
   redis.call('ZREM', KEYS[2], ARGV[6])
@@ -78,15 +84,28 @@ ${AFTER_WRITE}`;
 
 /**
  * KEYS: run hash. ARGV: version, owner, lease ms, TTL seconds ('' = none).
- * Returns {1, version}, {0, currentVersion or ''} (version moved) or {-1, version} (owner differs).
+ * Returns {1, version, stop reason if marked}, {0, currentVersion or ''} (version moved) or {-1,
+ * version} (owner differs).
  */
 export const RENEW_SCRIPT = `${NOW}
-local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner')
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseStop')
 if run[1] ~= ARGV[1] then return {0, run[1] or ''} end
 if run[2] ~= ARGV[2] then return {-1, run[1]} end
 redis.call('HSET', KEYS[1], 'leaseUntil', now + tonumber(ARGV[3]))
 if ARGV[4] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+if run[3] then return {1, run[1], run[3]} end
 return {1, run[1]}
+`;
+
+/**
+ * KEYS: run hash. ARGV: the stop reason ('' = none). Marks a live lease (`leaseStop`; a mark
+ * already there is kept), the version untouched. Returns 1 (marked) or 0 (no live lease).
+ */
+export const REQUEST_STOP_SCRIPT = `${NOW}
+local run = redis.call('HMGET', KEYS[1], 'leaseOwner', 'leaseUntil')
+if not run[1] or tonumber(run[2]) <= now then return 0 end
+redis.call('HSETNX', KEYS[1], 'leaseStop', ARGV[1])
+return 1
 `;
 
 /** Log chunks read per HMGET (Lua's unpack has a stack limit). */

@@ -17,6 +17,7 @@ import {
   type StoredParts,
   type StoredSnapshot,
   staleWriteError,
+  stopMarkOf,
   TurnkitError,
 } from '@turnkit/core';
 import type { Redis } from 'ioredis';
@@ -26,6 +27,7 @@ import {
   PUT_PARTS_SCRIPT,
   PUT_SCRIPT,
   RENEW_SCRIPT,
+  REQUEST_STOP_SCRIPT,
 } from './redis-store-scripts.js';
 
 /** Options of {@link redisStore}. */
@@ -49,7 +51,7 @@ type GetReply = [string, string, number, string] | [string, string, number, stri
 /**
  * A {@link SnapshotStore} on Redis. Each run is a hash at `prefix + runId` with the fields
  * `version`, `expiresAt` (ISO, or empty), while a worker holds it `leaseOwner` and `leaseUntil`
- * (epoch ms on the Redis server's clock), and its content: in row layout 2 (what sessions write,
+ * (epoch ms on the Redis server's clock) and, once asked to stop (`requestStop`), `leaseStop`, and its content: in row layout 2 (what sessions write,
  * DESIGN §17) `head`, `chunks` and the log chunks `m1`, `r1`, `m2`, … (the messages' and resolved
  * records' texts each write appended; an empty one is left out); in layout 1 (`put`) `snapshot`.
  * Runs with an `expiresAt` are also in a sorted set (`expiryKey`, scored by epoch ms) that
@@ -186,7 +188,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     async renew(runId, opts) {
       const key = runKey(runId, 'redisStore.renew');
       checkLeaseMs(opts.ms, 'redisStore.renew');
-      const [renewed, version] = (await client.eval(
+      const [renewed, version, stop] = (await client.eval(
         RENEW_SCRIPT,
         1,
         key,
@@ -194,9 +196,15 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         opts.owner,
         String(opts.ms),
         ttl,
-      )) as ScriptReply;
+      )) as [...ScriptReply, string?];
       if (renewed === -1) throw leaseHeldError(runId);
       if (renewed !== 1) throw staleWriteError(runId, opts.version, version === '' ? null : Number(version));
+      return { stop: stopMarkOf(stop) };
+    },
+
+    async requestStop(runId, opts) {
+      const key = runKey(runId, 'redisStore.requestStop');
+      return (await client.eval(REQUEST_STOP_SCRIPT, 1, key, opts.reason ?? '')) === 1;
     },
 
     async delete(runId) {
