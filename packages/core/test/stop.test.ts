@@ -131,6 +131,37 @@ describe('sessions.stop', () => {
     expect(await store.listExpired(new Date(8.64e15))).not.toContain(paused.runId);
   });
 
+  it('tells its events once, after the write that won: a write that lost the race told nothing', async () => {
+    const store = memoryStore();
+    const sessions = createSessions({ agent: approvalAgent(), store });
+    const paused = await sessions.start('thaw A1');
+    let refusals = 1;
+    const racing: SnapshotStore = {
+      ...store,
+      async putParts(runId, write, opts) {
+        if (refusals-- > 0) {
+          // Another request wrote first (here: the same run, written again as it was).
+          const row = (await store.get(runId))!;
+          await store.put(runId, row.snapshot, { expectedVersion: row.version });
+        }
+        return store.putParts!(runId, write, opts);
+      },
+    };
+    const events: AgentEvent[] = [];
+    const stopped = await createSessions({ agent: approvalAgent(), store: racing }).stop(
+      paused.runId,
+      {},
+      { onEvent: (event) => events.push(event) },
+    );
+    expect(stopped.stop).toBe('stopped');
+    expect(events.map((event) => event.type)).toEqual([
+      'turn_started',
+      'interaction_resolved',
+      'turn_aborted',
+    ]);
+    expect(stopped.events).toEqual(events);
+  });
+
   it('lets retry continue a paused run it stopped (the model is called again)', async () => {
     const sessions = createSessions({ agent: approvalAgent(), store: memoryStore() });
     const paused = await sessions.start('thaw A1');

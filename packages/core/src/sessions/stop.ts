@@ -46,6 +46,9 @@ const withOutcome = (result: SessionResult<unknown>, stop: StopOutcome): StopRes
  */
 async function abortAtRest(store: SnapshotStore, loaded: Loaded, reason: string | undefined) {
   const run: Run = loaded.run;
+  // The events are told once the write has won: a stop that lost the race emitted nothing.
+  const observer = run.options.onEvent;
+  run.options = { ...run.options, onEvent: undefined };
   if (isClaim(run)) {
     // Its worker died mid-turn: the turn goes on as a new one, whose events may follow the dead worker's.
     run.seq += TAKEOVER_SEQ_GAP;
@@ -67,6 +70,13 @@ async function abortAtRest(store: SnapshotStore, loaded: Loaded, reason: string 
     lease: null,
     expiresAt: null,
   });
+  for (const event of run.events) {
+    try {
+      observer?.(event);
+    } catch {
+      // An observer's bug must not change the run it observes.
+    }
+  }
   return sessionResult(run, written.snapshot, written.version);
 }
 
