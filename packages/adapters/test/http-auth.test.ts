@@ -95,6 +95,7 @@ describe('authorize(request, route)', () => {
       'input',
       'message',
       'retry',
+      'stop',
       'events',
       'sweep',
       'aiSdk',

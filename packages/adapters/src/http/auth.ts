@@ -24,6 +24,7 @@ export const ROUTE_NAMES = [
   'input',
   'message',
   'retry',
+  'stop',
   'events',
   'sweep',
   'aiSdk',

@@ -9,6 +9,8 @@ import {
   type ResponseInput,
   type SessionOptions,
   type SnapshotStore,
+  type StopOutcome,
+  type StopRequest,
   type SweepOptions,
   type SweepResult,
   type TurnClaim,
@@ -47,6 +49,12 @@ export interface RunBackend {
   sweep?(options: SweepOptions): Promise<SweepResult<unknown>>;
   /** Store mode: plays a turn claimed with `defer` (core's `sessions.play`). */
   play?(claim: TurnClaim, options: TurnOptions): Promise<BackendResult>;
+  /** Store mode: stops the run wherever it plays (core's `sessions.stop`). */
+  stop?(
+    runId: string,
+    request: StopRequest,
+    options: TurnOptions,
+  ): Promise<BackendResult & { stop: StopOutcome }>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
@@ -64,5 +72,6 @@ export function storeBackend(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     mayReadEvents: () => true,
     sweep: (options) => sessions.sweep(options),
     play: (claim, options) => sessions.play(claim, options),
+    stop: (runId, request, options) => sessions.stop(runId, request, options),
   };
 }

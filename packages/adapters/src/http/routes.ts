@@ -1,6 +1,7 @@
 /**
  * The routes, relative to the handler's base path:
- * `POST /runs`, `GET /runs/:id`, `POST /runs/:id/{answer,approve,reject,cancel,input,messages,retry}`
+ * `POST /runs`, `GET /runs/:id`, `POST /runs/:id/{answer,approve,reject,cancel,input,messages,retry}`,
+ * `POST /runs/:id/stop` (store mode, stop.ts)
  * and `GET /runs/:id/events` (SSE, resumable with `Last-Event-ID`); `POST /sweep` is registered by
  * the handler (see handler.ts). Each one is registered with its name from the closed list of
  * {@link RouteName}s and a guard that asks `authorize` about that very route before the handler
@@ -25,6 +26,7 @@ import { readJson } from './body.js';
 import { HttpProblem } from './problem.js';
 import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
 import { sseResponse } from './sse.js';
+import { stopRoute } from './stop.js';
 
 /** The handler's Hono environment: the principal `authorize` named, if any. */
 export type HandlerEnv = { Variables: { principal: string | undefined } };
@@ -220,6 +222,11 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
       (result) => settled(c, result),
     );
   });
+
+  if (backend.stop) {
+    const stop = backend.stop;
+    app.post('/runs/:id/stop', guard('stop'), stopRoute({ ...deps, stop, runIdOf, view }));
+  }
 
   app.get('/runs/:id/events', guard('events'), async (c) => {
     const runId = runIdOf(c);
