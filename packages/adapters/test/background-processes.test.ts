@@ -3,7 +3,8 @@
  * HTTP handler (`createHandler({ queue: bullmqQueue(…) })`, a Redis store and event hub), and worker
  * processes (fixtures/turn-worker.ts) play the turns it enqueues. Tried as an unlucky production
  * would: 1 000 turns over two workers, a tool slower than every lease with double clicks, a worker
- * killed with SIGKILL mid-tool, and SIGTERM or SIGINT that finishes, or hands back, the turn under way.
+ * killed with SIGKILL mid-tool, SIGTERM or SIGINT that finishes, or hands back, the turn under way,
+ * and a stop sent here that ends the turn a worker plays (DESIGN §20).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -339,6 +340,44 @@ describe.skipIf(!redisUrl)('background turns across processes (BullMQ, Redis sto
     expect(heard[0]).toBe('state:needs_input');
     expect(heard).toContain('tool_started');
     expect(heard.at(-1)).toBe('state:completed');
+  }, 60_000);
+
+  it('stops a turn a worker process plays (POST /runs/:id/stop here): aborted before its next model call, the running tool finished and kept', async () => {
+    const { handler, startWorker, pausedRun, approveAsync, settled } = await lab({
+      leaseMs: 60_000,
+      lockMs: 10_000,
+      toolMs: 1_000,
+      // The tool would stop if its signal aborted: a stop must let it finish.
+      abortable: true,
+      concurrency: 1,
+      graceMs: 20_000,
+    });
+    const worker = await startWorker();
+    const runId = await pausedRun();
+    const events = await handler(new Request(`http://test.local/runs/${runId}/events`));
+    const executing = worker.nextExecution();
+    expect((await approveAsync(runId)).status).toBe(202);
+    await executing;
+    const stopped = await send(handler, 'POST', `/runs/${runId}/stop`, { reason: 'wrong vial' });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ stop: 'requested', status: 'running' });
+
+    const view = (await settled([runId], 30_000)).get(runId);
+    expect(view.status).toBe('aborted');
+    expect(view.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: THAW_CALL_ID });
+    expect(JSON.parse(view.messages.at(-1).content)).toEqual({ recorded: keyOf(runId) });
+    expect(worker.executions.get(keyOf(runId))).toBe(1);
+    expect(worker.errors).toEqual([]);
+    // The stream, served here, heard the worker's turn end aborted, with no model call after the tool.
+    const heard: string[] = [];
+    for await (const event of readSse(events.body!)) {
+      if (event.event === 'comment') continue;
+      heard.push(event.event === 'state' ? `state:${event.data.status}` : event.data.type);
+      if (event.event === 'state' && event.data.status === 'aborted') break;
+    }
+    expect(heard).toContain('tool_finished');
+    expect(heard).toContain('turn_aborted');
+    expect(heard).not.toContain('model_started');
   }, 60_000);
 
   it('hands the turn under way back on SIGINT (Ctrl-C) after graceMs; the next worker finishes it', async () => {
