@@ -96,6 +96,7 @@ describe('README examples', () => {
       'postgres-handler',
       'quickstart',
       'sessions',
+      'stop',
       'subagents',
       'tools-that-ask',
       'use-chat',
@@ -134,6 +135,15 @@ describe('README examples', () => {
     expect(lines[0]).toBe('needs_input');
     expect(lines.join('\n')).toContain("header: 'Cell line'");
     expect(lines.at(-1)).toBe('completed Found it: {"cellLine":"K562-dTAG","vials":3,"rack":"B2"}');
+  });
+
+  it('stop: a turn another caller stops ends aborted after its running tool; a new message continues it', async () => {
+    const lines = (await runExample('stop')).trim().split('\n');
+    expect(lines).toEqual([
+      'requested running',
+      'aborted {"thawed":"K562"}',
+      'completed Thawed. Shall I label it?',
+    ]);
   });
 
   it('sessions: pauses for approval and lets exactly one of two concurrent decisions win', async () => {
