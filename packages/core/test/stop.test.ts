@@ -12,6 +12,7 @@ import {
   memoryStore,
   type SnapshotStore,
 } from '../src/index.js';
+import { holdRun } from '../src/sessions/lease.js';
 import { codeOf, expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
 
 /** A tool that waits until `release()` (so a stop can arrive while it runs), then a model that would call it again. */
@@ -233,5 +234,64 @@ describe('sessions.stop', () => {
     expect(await codeOf(sessions.stop(events[0]!.runId))).toBe('CONFIG_INVALID');
     release();
     expect((await playing).status).toBe('completed');
+  });
+});
+
+describe('a hold on a run (lease.ts) and stop marks', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('sees a stop mark at a renewal tick: it no longer holds, yet has not lost the run', async () => {
+    const store = memoryStore();
+    await store.put('run_tick', '{}', { expectedVersion: null, lease: { owner: 'w', ms: 30 } });
+    const hold = holdRun({
+      store,
+      runId: 'run_tick',
+      owner: 'w',
+      version: 1,
+      leaseMs: 30,
+      claimedAt: performance.now(),
+    });
+    try {
+      expect(hold.stopRequest).toBeNull();
+      expect(await store.requestStop!('run_tick', { reason: 'enough' })).toBe(true);
+      await sleep(60);
+      expect(hold.stopRequest).toEqual({ reason: 'enough' });
+      expect(await hold.holds()).toBe(false);
+      expect(hold.lost).toBeNull();
+    } finally {
+      await hold.stop();
+    }
+  });
+
+  it('asks a store that keeps stop marks before each call, and no other store while its lease is fresh', async () => {
+    const marked = memoryStore();
+    let renewals = 0;
+    const counting: SnapshotStore = {
+      ...marked,
+      renew: (runId, opts) => {
+        renewals++;
+        return marked.renew(runId, opts);
+      },
+    };
+    const { requestStop: _none, ...plain } = counting;
+    for (const [store, expected] of [
+      [counting, 3],
+      [plain, 0],
+    ] as const) {
+      renewals = 0;
+      const runId = `run_${expected}`;
+      await marked.put(runId, '{}', { expectedVersion: null, lease: { owner: 'w', ms: 60_000 } });
+      const hold = holdRun({
+        store,
+        runId,
+        owner: 'w',
+        version: 1,
+        leaseMs: 60_000,
+        claimedAt: performance.now(),
+      });
+      for (let call = 0; call < 3; call++) expect(await hold.holds()).toBe(true);
+      await hold.stop();
+      expect(renewals).toBe(expected);
+    }
   });
 });
