@@ -10,6 +10,7 @@ import { chat } from './commands/chat.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED } from './commands/drive.js';
 import { resume } from './commands/resume.js';
 import { runs } from './commands/runs.js';
+import { stop } from './commands/stop.js';
 import { helpText } from './help.js';
 import { langFromEnv, translator } from './i18n.js';
 import { onInterrupt } from './interrupt.js';
@@ -25,6 +26,7 @@ async function run(options: CliOptions, ui: Ui): Promise<number> {
     const app = await createApp(options, ui, prompter);
     if (options.command === 'runs') return await runs(app);
     if (options.command === 'resume') return await resume(app, options.args[0]);
+    if (options.command === 'stop') return await stop(app, options.args);
     return await chat(app, options.args);
   } finally {
     prompter.close();

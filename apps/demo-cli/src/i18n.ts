@@ -75,6 +75,12 @@ const en = {
   busy: 'Run {runId} is being worked on by another process. Try again in a minute.',
   notFound: 'There is no run {runId} in {dir}. List runs with: {command} runs',
   noRuns: 'No runs in {dir} yet. Start one with: turnkit-demo',
+  stopUsage: 'Usage: turnkit-demo stop <runId> [reason]',
+  stopRequested:
+    'Stop requested: the process playing run {runId} ends its turn before its next model or tool call (a tool already running finishes).',
+  stopStopped:
+    'Stopped run {runId}: what it waited for was cancelled; it rests {status}. Continue it with: turnkit-demo resume {runId}',
+  stopNotRunning: 'Run {runId} is not running ({status}): nothing to stop.',
   resumed: 'Resuming run {runId} ({status}).',
   lastAnswer: 'Last answer',
   colRun: 'RUN',
@@ -195,6 +201,11 @@ const zhCN: Record<MessageKey, string> = {
   busy: '运行 {runId} 正由另一个进程处理，请一分钟后再试。',
   notFound: '{dir} 中没有运行 {runId}。列出运行：{command} runs',
   noRuns: '{dir} 中还没有运行。开始一个：turnkit-demo',
+  stopUsage: '用法：turnkit-demo stop <runId> [原因]',
+  stopRequested:
+    '已请求停止：正在处理运行 {runId} 的进程会在下一次模型或工具调用之前结束本轮（正在运行的工具会先完成）。',
+  stopStopped: '已停止运行 {runId}：等待中的内容已取消；状态为 {status}。继续：turnkit-demo resume {runId}',
+  stopNotRunning: '运行 {runId} 未在运行（{status}）：无需停止。',
   resumed: '继续运行 {runId}（{status}）。',
   lastAnswer: '上一次回答',
   colRun: '运行',
