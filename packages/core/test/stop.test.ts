@@ -204,6 +204,28 @@ describe('sessions.stop', () => {
     expect((await sessions.retry(paused.runId)).status).toBe('completed');
   });
 
+  it('stops a background turn still in the queue: the worker that takes it starts no call', async () => {
+    const log: string[] = [];
+    const agent = makeAgent(
+      [
+        { toolCalls: [{ id: 'call_thaw', name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }] },
+        'Done.',
+      ],
+      {},
+      log,
+    );
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const paused = await sessions.start('thaw A1');
+    const deferred = await sessions.approve(paused.runId, {}, { defer: true });
+    expect((await sessions.stop(paused.runId)).stop).toBe('requested');
+    const played = await sessions.play(deferred.claim!);
+    expect(played.status).toBe('aborted');
+    expect(log).toEqual([]);
+    // Retry runs the approved call, once.
+    expect((await sessions.retry(paused.runId)).status).toBe('completed');
+    expect(log).toEqual(['K562x1']);
+  });
+
   it('hides a run from a caller who did not start it (RUN_NOT_FOUND), and changes nothing', async () => {
     const store = memoryStore();
     const sessions = createSessions({ agent: approvalAgent(), store });
