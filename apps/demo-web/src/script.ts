@@ -32,6 +32,8 @@ const TEXT = {
       `${line.kind} · ${line.boxes.length > 1 ? 'boxes' : 'box'} ${line.boxes.join(', ')} · ${line.vials} vials left`,
     mediumHeader: 'Medium',
     mediumQuestion: 'Which medium should the vials go into?',
+    /** Marks the option the assistant suggests, in the user's language. */
+    recommended: ' (Recommended)',
     rpmi: 'For suspension lines such as K562; pre-warmed to 37 °C.',
     dmem: 'For adherent lines such as HeLa and HEK293T.',
     confirm: 'Thawing cannot be undone, so I need your approval.',
@@ -55,6 +57,7 @@ const TEXT = {
       `${line.kind === 'suspension' ? '悬浮' : '贴壁'} · ${line.boxes.join('、')} 盒 · 剩 ${line.vials} 支`,
     mediumHeader: '培养基',
     mediumQuestion: '解冻到哪种培养基？',
+    recommended: '（推荐）',
     rpmi: '适合 K562 等悬浮细胞；已预热到 37 °C。',
     dmem: '适合 HeLa、HEK293T 等贴壁细胞。',
     confirm: '解冻无法撤销，需要你的批准。',
@@ -86,14 +89,17 @@ function toolNameOf(messages: ChatMessage[], toolCallId: string): string | undef
   return undefined;
 }
 
-/** `"K562, Other (custom: MCF-7) (note: …)"` → `['K562', 'MCF-7']`. */
+/** The recommendation marker in either language: `" (Recommended)"` or `"（推荐）"`. */
+const RECOMMENDED = /\s*(\(Recommended\)|（推荐）)$/;
+
+/** `"K562, Other (custom: MCF-7) (note: …)"` → `['K562', 'MCF-7']`; recommendation markers dropped. */
 export function labelsOf(answer: string): string[] {
   const text = answer.replace(/ \(note: [\s\S]*\)$/, '');
   const custom = /Other \(custom: ([\s\S]*?)\)(?=, |$)/.exec(text);
   const rest = custom ? text.replace(custom[0], '') : text;
   const labels = rest
     .split(', ')
-    .map((label) => label.replace(/ \(Recommended\)$/, '').trim())
+    .map((label) => label.replace(RECOMMENDED, '').trim())
     .filter((label) => label !== '');
   return custom?.[1] ? [...labels, custom[1].trim()] : labels;
 }
@@ -115,7 +121,7 @@ function askStep(lang: Lang, result: string): ScriptedStep {
       header: t.mediumHeader,
       question: t.mediumQuestion,
       options: [
-        { label: 'RPMI-1640 (Recommended)', description: t.rpmi },
+        { label: `RPMI-1640${t.recommended}`, description: t.rpmi },
         { label: 'DMEM', description: t.dmem },
       ],
     },

@@ -23,13 +23,32 @@ if (!available) {
   console.warn(`[demo-web] skipping the browser test. ${message}`);
 }
 
+/** A window size. */
+export interface Viewport {
+  width: number;
+  height: number;
+}
+
+/**
+ * The sizes the page is tested at: common laptop and desktop windows and a phone. The first is
+ * every page's default; a card's buttons must be visible above the composer at each.
+ */
+export const VIEWPORTS = {
+  laptop: { width: 1280, height: 800 },
+  desktop: { width: 1440, height: 900 },
+  phone: { width: 390, height: 844 },
+} as const satisfies Record<string, Viewport>;
+
 /** A browser and a demo server for one test file. */
 export interface BrowserFixture {
   server(): DemoServer;
   /** Where the server keeps its runs (a file store). */
   dataDir(): string;
-  /** A page of a fresh browser context (its own storage, like another browser), at `path`. */
-  openPage(path: string, locale?: string): Promise<Page>;
+  /**
+   * A page of a fresh browser context (its own storage, like another browser), at `path`, in a
+   * window of `viewport` (default 1280×800).
+   */
+  openPage(path: string, locale?: string, viewport?: Viewport): Promise<Page>;
 }
 
 /**
@@ -82,8 +101,12 @@ export function useBrowser(options: DemoOptions = {}): BrowserFixture {
   return {
     server: () => server,
     dataDir: () => join(dir, 'runs'),
-    async openPage(path, locale = 'en-US') {
-      const context = await browser.newContext({ viewport: { width: 900, height: 1300 }, locale });
+    async openPage(path, locale = 'en-US', viewport: Viewport = VIEWPORTS.laptop) {
+      const context = await browser.newContext({
+        viewport,
+        locale,
+        ...(viewport.width < 600 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 3 } : {}),
+      });
       const page = await context.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
       page.on('console', (message) => {
@@ -106,4 +129,34 @@ export function choice(card: Locator, question: string, label: string): Locator 
 export async function send(page: Page, text: string): Promise<void> {
   await page.locator('#message').fill(text);
   await page.locator('#composer button[type="submit"]').click();
+}
+
+/**
+ * Whether every visible action button of `card` shows uncovered where the page put it (nothing is
+ * scrolled by the test): inside the window, above the composer, and the topmost element at its
+ * centre (`elementFromPoint`). Returns one line per button that is not, empty when all are.
+ */
+export function coveredActions(card: Locator): Promise<string[]> {
+  return card.locator('.actions button').evaluateAll((buttons) => {
+    const composerTop = document.querySelector('#composer')?.getBoundingClientRect().top ?? innerHeight;
+    const problems: string[] = [];
+    for (const button of buttons as HTMLElement[]) {
+      const box = button.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      const x = box.left + box.width / 2;
+      const y = box.top + box.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      const name = button.textContent?.trim();
+      if (box.top < 0 || box.bottom > composerTop || box.right > innerWidth || box.left < 0) {
+        problems.push(
+          `${name}: at ${Math.round(box.top)}–${Math.round(box.bottom)} px, composer at ${Math.round(composerTop)} px`,
+        );
+      } else if (!hit || !(hit === button || button.contains(hit))) {
+        problems.push(
+          `${name}: covered by ${hit ? hit.tagName.toLowerCase() + (hit.id ? `#${hit.id}` : '') : 'nothing'}`,
+        );
+      }
+    }
+    return problems;
+  });
 }

@@ -86,5 +86,6 @@ describe('the demo server', () => {
       'MCF-7, early passage',
     ]);
     expect(labelsOf('RPMI-1640 (Recommended)')).toEqual(['RPMI-1640']);
+    expect(labelsOf('RPMI-1640（推荐）')).toEqual(['RPMI-1640']);
   });
 });
