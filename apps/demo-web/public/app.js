@@ -36,6 +36,8 @@ const state = {
   version: -1,
   /** How many messages the transcript on the page holds. */
   messageCount: 0,
+  /** The run's decisions (approvals, forms), as the server's views add them. */
+  decisions: [],
   /** A `GET /runs/:id` in flight, and whether another is wanted after it. */
   refreshing: false,
   refreshAgain: false,
@@ -112,12 +114,14 @@ async function refresh() {
 
 /** Shows the transcript of a view; a view without one (a long run's state event) keeps or fetches it. */
 function showTranscript(view) {
+  // A state event has no decisions: when its transcript grew, the run is read again for them.
+  const grew = (view.messages?.length ?? view.messageCount) !== state.messageCount;
+  if (view.decisions) state.decisions = view.decisions;
   if (view.messages) {
-    renderTranscript(log, view.messages, t);
+    renderTranscript(log, view.messages, t, state.decisions);
     state.messageCount = view.messages.length;
-  } else if (view.messageCount !== undefined && view.messageCount !== state.messageCount) {
-    void refresh();
   }
+  if (!view.decisions && grew && view.messageCount !== undefined) void refresh();
 }
 
 /** Shows a run's state: transcript, pending cards (kept when already shown), status. */

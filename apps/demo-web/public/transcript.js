@@ -1,4 +1,7 @@
-// The conversation, rebuilt from the run's transcript (OpenAI chat messages) on every state.
+// The conversation, rebuilt from the run's transcript (OpenAI chat messages) on every state, with
+// the decisions taken on the way (the server adds the run's `decisions` to the views it sends):
+// each approval (approved or rejected, its rationale, the edited input) and each form's value,
+// shown next to the result of the call they were about.
 
 import { h } from './dom.js';
 
@@ -19,7 +22,49 @@ function parse(text) {
   }
 }
 
-function toolNode(call, content, t) {
+/** `{"HeLa":"D2"}` → `HeLa: D2`; anything else as JSON. */
+function valueText(value) {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.entries(value)
+      .map(([key, item]) => `${key}: ${typeof item === 'string' ? item : JSON.stringify(item)}`)
+      .join(' · ');
+  }
+  return JSON.stringify(value);
+}
+
+/** One decision on a call: what was decided, why, and with what input or value. */
+function decisionNode(decision, toolName, t) {
+  const lines = [];
+  if (decision.kind === 'approval') {
+    const approved = decision.resolution === 'approved';
+    lines.push(t(approved ? 'decisionApproved' : 'decisionRejected', toolName));
+    if (decision.editedInput !== undefined) {
+      lines.push(t('decisionEdited', JSON.stringify(decision.editedInput)));
+    }
+  } else if (decision.kind === 'input') {
+    lines.push(
+      decision.resolution === 'answered'
+        ? t('decisionForm', toolName, valueText(decision.value))
+        : t('decisionFormClosed', toolName, decision.resolution),
+    );
+  } else {
+    return null;
+  }
+  if (decision.rationale) lines.push(t('decisionRationale', decision.rationale));
+  const [title, ...details] = lines;
+  return h(
+    'div',
+    {
+      class: `decision ${decision.resolution}`,
+      'data-kind': decision.kind,
+      'data-resolution': decision.resolution,
+    },
+    h('p', { class: 'decision-title' }, title),
+    details.map((line) => h('p', { class: 'decision-detail' }, line)),
+  );
+}
+
+function toolNode(call, content, t, decided = false) {
   const result = parse(content);
   if (call?.name === 'AskUserQuestion') {
     if (result?.answers) {
@@ -33,6 +78,8 @@ function toolNode(call, content, t) {
     );
   }
   if (result?.ok === false && result.error_code === 'rejected_by_user') {
+    // The decision line above already says so, with its rationale.
+    if (decided) return null;
     return h('p', { class: 'note' }, t('rejectedNote', result.rationale));
   }
   const pretty = result ? JSON.stringify(result, null, 2) : content;
@@ -44,9 +91,24 @@ function toolNode(call, content, t) {
   );
 }
 
-/** Replaces the contents of `log` with the transcript `messages`. */
-export function renderTranscript(log, messages, t) {
+/**
+ * Replaces the contents of `log` with the transcript `messages`, each decision of `decisions` (the
+ * run's, oldest first) before the result of the call it was about.
+ */
+export function renderTranscript(log, messages, t, decisions = []) {
   const calls = new Map();
+  const results = messages.filter((message) => message.role === 'tool').map((m) => m.tool_call_id);
+  // A decision on a call of the transcript goes before its result; one on a sub-agent's call (not
+  // in this transcript) before the next result from where the decisions before it went.
+  const byCall = new Map();
+  let cursor = 0;
+  for (const decision of decisions) {
+    const own = results.indexOf(decision.toolCallId, cursor);
+    const at = own !== -1 ? own : results.indexOf(decision.toolCallId);
+    if (at !== -1) cursor = at;
+    const where = at !== -1 ? results[at] : results[cursor];
+    if (where !== undefined) byCall.set(where, [...(byCall.get(where) ?? []), decision]);
+  }
   const nodes = [];
   for (const message of messages) {
     if (message.role === 'user') nodes.push(bubble('user', t('you'), message.content));
@@ -54,10 +116,22 @@ export function renderTranscript(log, messages, t) {
       if (message.content) nodes.push(bubble('assistant', t('assistant'), message.content));
       for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name });
     }
-    if (message.role === 'tool') nodes.push(toolNode(calls.get(message.tool_call_id), message.content, t));
+    if (message.role === 'tool') {
+      const call = calls.get(message.tool_call_id);
+      const shown = (byCall.get(message.tool_call_id) ?? [])
+        .map((decision) =>
+          decisionNode(
+            decision,
+            decision.toolName ?? (decision.toolCallId === message.tool_call_id ? call?.name : null) ?? '?',
+            t,
+          ),
+        )
+        .filter(Boolean);
+      nodes.push(...shown, toolNode(call, message.content, t, shown.length > 0));
+    }
   }
   if (nodes.length === 0) nodes.push(h('p', { class: 'empty' }, t('empty')));
-  log.replaceChildren(...nodes);
+  log.replaceChildren(...nodes.filter(Boolean));
 }
 
 /** The assistant bubble that streamed text goes into (created on first use). */

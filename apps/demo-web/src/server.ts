@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { fileStore } from '@turnkit/adapters/file';
 import { createHandler } from '@turnkit/adapters/http';
+import { type AgentEvent, parseSnapshot, type SnapshotStore } from '@turnkit/core';
 import { createDemoAgent, type DemoAgentOptions } from './agent.js';
 import { initialFreezer } from './freezer.js';
 import { staticFiles } from './static.js';
@@ -33,24 +34,120 @@ function langOf(request: Request): 'en' | 'zh' {
 }
 
 /**
+ * One decision a human (or the clock) took on the run, as the page shows it in the transcript: an
+ * approval approved or rejected (with the rationale and the edited input), a question answered,
+ * a form's value. Who decided is not known: the demo has no login.
+ */
+export interface Decision {
+  /** The tool call it was about: the page shows the decision next to that call's result. */
+  toolCallId: string;
+  /**
+   * The tool it was about, when this server saw it asked: a sub-agent's call is not in the run's
+   * transcript, so its name is known only from the `interaction_requested` event.
+   */
+  toolName?: string;
+  /** Agent names from the top agent down to the one that asked, when known (as `toolName`). */
+  agentPath?: string[];
+  kind: 'question' | 'approval' | 'input';
+  /** `approved`, `rejected`, `answered`, `cancelled`, `timed_out`, `defaulted` or `superseded`. */
+  resolution: string;
+  /** When it was decided (ISO). */
+  at: string;
+  rationale?: string;
+  /** Approvals decided with an edited input: the input the tool ran with. */
+  editedInput?: unknown;
+  /** Forms: the value given. */
+  value?: unknown;
+}
+
+/** What the server saw asked, by interaction id (the newest 10 000): the tool and who asked. */
+export class AskedLog {
+  private readonly asked = new Map<string, { toolName: string; agentPath: string[] }>();
+
+  /** The handler's `onEvent`: keeps each `interaction_requested`. */
+  readonly onEvent = (event: AgentEvent): void => {
+    if (event.type !== 'interaction_requested') return;
+    const { id, toolName, agentPath } = event.interaction;
+    this.asked.set(id, { toolName, agentPath });
+    if (this.asked.size > 10_000) this.asked.delete(this.asked.keys().next().value as string);
+  };
+
+  get(id: string): { toolName: string; agentPath: string[] } | undefined {
+    return this.asked.get(id);
+  }
+}
+
+/** The decisions the stored run recorded (core's resolved records), oldest first. */
+export async function decisionsOf(
+  store: SnapshotStore,
+  runId: string,
+  asked?: AskedLog,
+): Promise<Decision[]> {
+  const stored = await store.get(runId);
+  if (!stored) return [];
+  const json = (text: string | undefined) => (text === undefined ? undefined : (JSON.parse(text) as unknown));
+  return parseSnapshot(stored.snapshot).state.context.resolved.map((record) => ({
+    toolCallId: record.toolCallId,
+    ...asked?.get(record.id),
+    kind: record.kind as Decision['kind'],
+    resolution: record.resolution,
+    at: record.at,
+    ...(record.rationale !== undefined ? { rationale: record.rationale } : {}),
+    ...(record.editedInput !== undefined ? { editedInput: json(record.editedInput) } : {}),
+    ...(record.value !== undefined ? { value: json(record.value) } : {}),
+  }));
+}
+
+/** `/api/runs` and `/api/runs/:id[/…]`, not the event stream: the routes that answer with a run view. */
+const VIEW_ROUTE = /^\/api\/runs(\/[^/]+(\/(answer|approve|reject|cancel|input|messages))?)?$/;
+
+/**
+ * A run view with the run's `decisions` added, so the transcript keeps what was decided (the
+ * handler's view lists what is pending, not what was resolved). Anything else passes unchanged.
+ */
+async function withDecisions(
+  response: Response,
+  path: string,
+  store: SnapshotStore,
+  asked: AskedLog,
+): Promise<Response> {
+  const type = response.headers.get('content-type') ?? '';
+  if (!VIEW_ROUTE.test(path) || response.status !== 200 || !type.includes('application/json'))
+    return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  const view = JSON.parse(text) as { runId?: unknown };
+  const body =
+    typeof view.runId === 'string'
+      ? JSON.stringify({ ...view, decisions: await decisionsOf(store, view.runId, asked) })
+      : text;
+  return new Response(body, { status: response.status, headers });
+}
+
+/**
  * The demo as one fetch function: `/api/*` is the TurnKit handler, everything else the page. With
  * `sweepToken`, `POST /api/sweep` resolves what has timed out.
  */
 export function createDemoHandler(
   options: DemoOptions & { sweepToken?: string } = {},
 ): (request: Request) => Promise<Response> {
+  const store = fileStore(options.dataDir ?? '.turnkit/web-runs');
+  const asked = new AskedLog();
   const api = createHandler({
     agent: createDemoAgent(options),
-    store: fileStore(options.dataDir ?? '.turnkit/web-runs'),
+    store,
     basePath: API,
     context: (request) => initialFreezer(langOf(request)),
     ...(options.sweepToken ? { sweepToken: options.sweepToken } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
+    onEvent: asked.onEvent,
   });
   const page = staticFiles();
   return async (request) => {
     const path = new URL(request.url).pathname;
-    return path === API || path.startsWith(`${API}/`) ? api(request) : page(request);
+    if (path !== API && !path.startsWith(`${API}/`)) return page(request);
+    return withDecisions(await api(request), path, store, asked);
   };
 }
 

@@ -27,14 +27,18 @@ const TEXT = {
       `Where should the new ${line} vials go? One position per vial, e.g. B2-14, B2-15.`,
     stored: (line: string, positions: string[]) =>
       `Stored ${positions.length} vial(s) of ${line} at ${positions.join(', ')}.`,
-    nothing: 'Nothing was stored: no position was given, or the storage was not approved.',
+    nothing: 'Nothing was stored: no position was given. Tell me where the vials go to store them.',
+    rejected: (line: string, positions: string[], why: string | undefined) =>
+      `You rejected storing ${positions.length} vial(s) of ${line} at ${positions.join(', ')}${why ? ` (“${why}”)` : ''}, so nothing was stored and the freezer is unchanged. To store them, ask again with the positions you want.`,
   },
   zh: {
     header: '位置',
     question: (line: string) => `新的 ${line} 冻存管放在哪里？每支一个位置，例如 B2-14, B2-15。`,
     stored: (line: string, positions: string[]) =>
       `已在 ${positions.join('、')} 存入 ${positions.length} 支 ${line}。`,
-    nothing: '未存入任何样品：没有给出位置，或未获批准。',
+    nothing: '未存入任何样品：没有给出位置。告诉我放在哪里即可存入。',
+    rejected: (line: string, positions: string[], why: string | undefined) =>
+      `你拒绝了在 ${positions.join('、')} 存入 ${positions.length} 支 ${line}${why ? `（“${why}”）` : ''}，所以没有存入任何样品，液氮罐保持不变。如需存入，请用你想要的位置再提一次。`,
   },
 } as const;
 
@@ -101,6 +105,15 @@ export function storagePlan(request: ModelRequest): ScriptedStep {
     return { toolCalls: [{ name: 'store_vials', arguments: { cellLine, positions } }] };
   }
   if (result.ok === true) return t.stored(String(result.cellLine), result.positions as string[]);
+  if (result.error_code === 'rejected_by_user') {
+    const call = messages
+      .flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : []))
+      .find((item) => item.id === last.tool_call_id);
+    const input = parse(call?.function.arguments ?? '{}') as { cellLine?: string; positions?: string[] };
+    const why =
+      typeof result.rationale === 'string' && result.rationale !== '' ? result.rationale : undefined;
+    return t.rejected(input.cellLine ?? cellLine, input.positions ?? [], why);
+  }
   return t.nothing;
 }
 

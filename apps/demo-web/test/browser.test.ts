@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARTIFACTS, available, choice, useBrowser } from './chromium.js';
+import { ARTIFACTS, available, choice, send, useBrowser } from './chromium.js';
 
 const { openPage } = useBrowser();
 
@@ -122,6 +122,82 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
     await expect
       .poll(() => final.textContent(), { timeout: 15_000 })
       .toContain('The storage agent reports: Stored 2 vial(s) of HeLa at B2-14, B2-15.');
+  });
+
+  it('keeps each decision in the transcript: the approval, its rationale, the edited input, the form’s value', async () => {
+    const page = await openPage('/?lang=en');
+    await send(page, 'Thaw vials for tomorrow');
+    const card = page.locator('form.question-card');
+    await card.waitFor();
+    await choice(card, 'lines', 'HeLa').check();
+    await choice(card, 'medium', 'DMEM').check();
+    await card.getByRole('button', { name: 'Submit answers' }).click();
+    const approval = page.locator('form.approval-card');
+    await approval.waitFor();
+    await approval.locator('textarea.json').fill('{ "cellLines": ["K562"], "medium": "RPMI-1640" }');
+    await approval.getByLabel('Rationale (optional)').fill('K562 first, in RPMI');
+    await approval.getByRole('button', { name: 'Approve edited input' }).click();
+    await expect
+      .poll(() => page.locator('.bubble.assistant').last().textContent(), { timeout: 15_000 })
+      .toContain('I thawed K562 (A3-12) into RPMI-1640.');
+    // The turn's request has ended (the page sends nothing while one is in flight).
+    await expect.poll(() => page.locator('#status').textContent()).toBe('');
+
+    await send(page, 'Thaw vials for tomorrow');
+    await choice(card, 'lines', 'HeLa').check();
+    await choice(card, 'medium', 'DMEM').check();
+    await card.getByRole('button', { name: 'Submit answers' }).click();
+    await approval.getByRole('button', { name: 'Approve', exact: true }).click();
+    const form = page.locator('form.input-card');
+    await form.waitFor();
+    await form.getByRole('radio', { name: 'D2' }).check();
+    await form.getByRole('button', { name: 'Send' }).click();
+    await expect
+      .poll(() => page.locator('.bubble.assistant').last().textContent(), { timeout: 15_000 })
+      .toContain('I thawed HeLa (D2-11) into DMEM.');
+
+    const expected = [
+      [
+        '✓ You approved thaw_vials',
+        'With your edited input: {"cellLines":["K562"],"medium":"RPMI-1640"}',
+        'Rationale: K562 first, in RPMI',
+      ],
+      ['✓ You approved thaw_vials'],
+      ['✓ Form of thaw_vials: HeLa: D2'],
+    ];
+    const decisions = () =>
+      page
+        .locator('#log .decision')
+        .evaluateAll((nodes) =>
+          nodes.map((node) => Array.from(node.querySelectorAll('p'), (line) => line.textContent)),
+        );
+    await expect.poll(decisions).toEqual(expected);
+    // The decisions are the run's, not the page's: a reload and another browser show them too.
+    await page.reload();
+    await expect.poll(decisions).toEqual(expected);
+    const other = await openPage(new URL(page.url()).search);
+    await expect.poll(() => other.locator('#log .decision').count()).toBe(3);
+  });
+
+  it('says what was rejected and what happens next when the storage sub-agent’s call is rejected', async () => {
+    const page = await openPage('/?lang=en');
+    await send(page, 'Store 2 new vials of HeLa');
+    const card = page.locator('form.question-card');
+    await card.waitFor();
+    await card.getByLabel('Your answer for Position').fill('B2-14, B2-15');
+    await card.getByRole('button', { name: 'Submit answers' }).click();
+    const approval = page.locator('form.approval-card');
+    await approval.waitFor();
+    await approval.getByLabel('Rationale (optional)').fill('B2 is full');
+    await approval.getByRole('button', { name: 'Reject' }).click();
+    await expect
+      .poll(() => page.locator('.bubble.assistant').last().textContent(), { timeout: 15_000 })
+      .toContain(
+        'The storage agent reports: You rejected storing 2 vial(s) of HeLa at B2-14, B2-15 (“B2 is full”), so nothing was stored and the freezer is unchanged. To store them, ask again with the positions you want.',
+      );
+    await expect
+      .poll(() => page.locator('#log .decision').allTextContents())
+      .toEqual(['✕ You rejected store_vialsRationale: B2 is full']);
   });
 
   it('names no asker on the cards of the top agent', async () => {
