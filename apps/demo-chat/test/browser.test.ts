@@ -51,6 +51,15 @@ describe.skipIf(!available)('the useChat demo in Chromium', () => {
     const approval = page.locator('form.approval-card');
     await approval.waitFor();
     expect(await approval.locator('.tool-name').textContent()).toBe('thaw_vials');
+    // The tool's reason for the approval; the top agent's card names no one.
+    await expect
+      .poll(() => approval.locator('.reason').textContent())
+      .toBe('Thawing 2 vial(s) cannot be undone: they must be used today.');
+    expect(await approval.locator('.asker').count()).toBe(0);
+    // The answers are shown under their questions' headers, before any reload too.
+    expect(await page.locator('.tool.done', { hasText: 'Answered' }).textContent()).toBe(
+      '✓ Answered: Cell lines: K562, HeLa · Medium: DMEM',
+    );
     expect(JSON.parse((await approval.locator('pre.json').textContent()) ?? '')).toEqual({
       cellLines: ['K562', 'HeLa'],
       medium: 'DMEM',
@@ -114,13 +123,22 @@ describe.skipIf(!available)('the useChat demo in Chromium', () => {
     const approval = page.locator('form.approval-card');
     await approval.waitFor();
     expect(await approval.locator('.tool-name').textContent()).toBe('store_vials');
+    expect(await approval.locator('.asker').textContent()).toBe('Requested by ln2-web › storage');
+    await expect
+      .poll(() => approval.locator('.reason').textContent())
+      .toBe('Adds 2 vial(s) of HeLa at B2-14, B2-15.');
+    expect(await page.locator('.tool.done', { hasText: 'Answered' }).textContent()).toBe(
+      '✓ Answered: Position: B2-14, B2-15',
+    );
     await approval.getByLabel('Reason (optional)').fill('wrong rack');
     await approval.getByRole('button', { name: 'Reject' }).click();
 
     const reply = page.locator('.bubble.assistant').last();
     await expect
       .poll(() => reply.textContent(), { timeout: 15_000 })
-      .toContain('The storage agent reports: Nothing was stored');
+      .toContain(
+        'The storage agent reports: You rejected storing 2 vial(s) of HeLa at B2-14, B2-15 (“wrong rack”), so nothing was stored and the freezer is unchanged. To store them, ask again with the positions you want.',
+      );
     expect(await page.locator('form.card').count()).toBe(0);
   });
 });

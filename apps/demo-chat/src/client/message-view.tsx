@@ -5,6 +5,7 @@
  * and an approval (any tool part at `approval-requested`). Cards are live only in the last message,
  * between turns (`respond` is null otherwise).
  */
+import { type TurnkitMetadata, turnkitMetadataOf } from '@turnkit/adapters/ai-sdk/client';
 import { getToolName, isToolUIPart, type UIMessage } from 'ai';
 import { ApprovalCard } from './approval-card.js';
 import { FormCard, type FormInput } from './form-card.js';
@@ -34,11 +35,12 @@ const isForm = (input: unknown): input is FormInput =>
 
 export function MessageView(props: { message: UIMessage; respond: Responders | null }) {
   const { message, respond } = props;
+  const turnkit = turnkitMetadataOf(message);
   return (
     <article className={`bubble ${message.role}`}>
       {message.parts.map((part, index) =>
         isToolUIPart(part) ? (
-          <ToolPartView key={part.toolCallId} part={part} respond={respond} />
+          <ToolPartView key={part.toolCallId} part={part} respond={respond} turnkit={turnkit} />
         ) : part.type === 'text' ? (
           // biome-ignore lint/suspicious/noArrayIndexKey: text parts have no id and never move.
           <p key={index} className="text">
@@ -50,15 +52,24 @@ export function MessageView(props: { message: UIMessage; respond: Responders | n
   );
 }
 
-function ToolPartView(props: { part: ToolPart; respond: Responders | null }) {
-  const { part, respond } = props;
+function ToolPartView(props: {
+  part: ToolPart;
+  respond: Responders | null;
+  turnkit: TurnkitMetadata | null;
+}) {
+  const { part, respond, turnkit } = props;
   const tool = getToolName(part);
   const { toolCallId } = part;
   if (respond && part.state === 'approval-requested') {
+    // The run's own view of the approval: who asked (the metadata) and why (the run, read by the card).
+    const pending = turnkit?.pending.find((item) => item.id === part.approval.id);
     return (
       <ApprovalCard
         toolName={tool}
         input={part.input}
+        runId={turnkit?.runId ?? null}
+        approvalId={part.approval.id}
+        agentPath={pending?.agentPath ?? []}
         onDecide={(approved, reason) => respond.decide(part.approval.id, approved, reason)}
       />
     );
@@ -87,9 +98,18 @@ function ToolPartView(props: { part: ToolPart; respond: Responders | null }) {
   return <ToolLine tool={tool} part={part} />;
 }
 
-/** `{ answers: { lines: { selected: ['K562'] }, medium: 'DMEM' } }` → `lines: K562 · medium: DMEM`. */
-function answersText(output: unknown): string | null {
+/**
+ * `{ answers: { lines: { selected: ['K562'] }, medium: 'DMEM' } }` → `Cell lines: K562 · Medium:
+ * DMEM`: each answer under its question's header (the card sends them keyed by question id; the
+ * run's result is keyed by header already).
+ */
+function answersText(output: unknown, input: unknown): string | null {
   if (!isRecord(output)) return null;
+  const headers = new Map<string, string>(
+    isQuestions(input)
+      ? input.questions.flatMap((question) => (question.id ? [[question.id, question.header]] : []))
+      : [],
+  );
   const answers = output.answers ?? output.value;
   if (!isRecord(answers)) return typeof answers === 'string' ? answers : null;
   const show = (value: unknown): string => {
@@ -103,7 +123,7 @@ function answersText(output: unknown): string | null {
     return JSON.stringify(value);
   };
   return Object.entries(answers)
-    .map(([key, value]) => `${key}: ${show(value)}`)
+    .map(([key, value]) => `${headers.get(key) ?? key}: ${show(value)}`)
     .join(' · ');
 }
 
@@ -112,7 +132,7 @@ function ToolLine(props: { tool: string; part: ToolPart }) {
   const { tool, part } = props;
   switch (part.state) {
     case 'output-available': {
-      const answered = tool === 'AskUserQuestion' ? answersText(part.output) : null;
+      const answered = tool === 'AskUserQuestion' ? answersText(part.output, part.input) : null;
       return answered !== null ? (
         <p className="tool done">✓ Answered: {answered}</p>
       ) : (
