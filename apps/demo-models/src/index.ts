@@ -7,5 +7,7 @@
 export type { Env, ModelChoice } from './choose.js';
 export { chooseModel, MODEL_VARIABLE, ModelChoiceError, parseModelSpec } from './choose.js';
 export { describeModelFailure } from './failures.js';
+export type { ThawPlanValue } from './plan.js';
+export { sayOnly, ThawedVials, ThawPlan } from './plan.js';
 export type { Provider, ProviderName } from './providers.js';
 export { PROVIDERS } from './providers.js';

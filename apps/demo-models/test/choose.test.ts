@@ -6,7 +6,15 @@
  */
 import { answerQuestion, askUserQuestion, defineAgent, ModelError, runTurn } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseModel, describeModelFailure, type Env, ModelChoiceError } from '../src/index.js';
+import {
+  chooseModel,
+  describeModelFailure,
+  type Env,
+  ModelChoiceError,
+  sayOnly,
+  ThawPlan,
+  type ThawPlanValue,
+} from '../src/index.js';
 import { type FakeProviders, startFakeProviders } from '../src/testing/index.js';
 
 let fake: FakeProviders;
@@ -96,10 +104,50 @@ describe('the providers, against their protocols on loopback', () => {
     const done = await answerQuestion(agent, paused.snapshot, { answers: 'K562-dTAG' });
     expect(done.output).toBe('You picked: {"answers":{"Cell line":"K562-dTAG"}}');
     expect(fake.requests.slice(before)).toEqual([
-      { api, model: choice.modelId, tools: ['AskUserQuestion'], stream: true, apiKey: 'test-key' },
-      { api, model: choice.modelId, tools: ['AskUserQuestion'], stream: true, apiKey: 'test-key' },
+      {
+        api,
+        model: choice.modelId,
+        tools: ['AskUserQuestion'],
+        stream: true,
+        apiKey: 'test-key',
+        responseFormat: null,
+      },
+      {
+        api,
+        model: choice.modelId,
+        tools: ['AskUserQuestion'],
+        stream: true,
+        apiKey: 'test-key',
+        responseFormat: null,
+      },
     ]);
   });
+
+  it.each([
+    ['openai:gpt-test', 'json_schema:ln2_thaw_plan'],
+    ['openai-chat:local-llama', 'json_schema:ln2_thaw_plan'],
+    ['anthropic:claude-sonnet-4-5', 'json_schema'],
+  ] as const)(
+    '%s asks for the ThawPlan as structured output (%s) and gets it, typed',
+    async (spec, format) => {
+      const choice = (await chooseModel(spec, env))!;
+      const agent = defineAgent({
+        name: 'ln2_thaw_plan',
+        instructions: 'Ask which line is meant, then answer with the plan.',
+        model: choice.model,
+        tools: [askUserQuestion()],
+        output: ThawPlan,
+      });
+      const before = fake.requests.length;
+      const paused = await runTurn(agent, { input: 'Thaw one K562 vial' });
+      expect(paused.status).toBe('needs_input');
+      const done = await answerQuestion(agent, paused.snapshot, { answers: 'K562-dTAG' });
+      expect(done.status).toBe('completed');
+      const plan: ThawPlanValue | null = done.output;
+      expect(plan).toEqual(sayOnly('You picked: {"answers":{"Cell line":"K562-dTAG"}}'));
+      expect(fake.requests.slice(before).map((request) => request.responseFormat)).toEqual([format, format]);
+    },
+  );
 
   it.each([
     [

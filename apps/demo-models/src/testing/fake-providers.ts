@@ -5,7 +5,8 @@
  * events), each streamed as the real service streams it. Point `OPENAI_BASE_URL` or
  * `ANTHROPIC_BASE_URL` at `baseURL`. The model behind all three plays one script: asked anything,
  * it calls `AskUserQuestion` (which K562 line?); given the tool's result, it answers
- * `You picked: <result>`. A request with another key than the server's is refused with 401 and the
+ * `You picked: <result>` — as a `ThawPlan` JSON object (`summary` says it) when the request asks for
+ * structured output (OpenAI's `json_schema`, Anthropic's `output_format`). A request with another key than the server's is refused with 401 and the
  * provider's own error body.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,6 +24,11 @@ export interface SeenRequest {
   stream: boolean;
   /** The key sent (Bearer token or `x-api-key`). */
   apiKey: string | null;
+  /**
+   * The structured output asked for: `json_schema` (with the schema's name after a colon, e.g.
+   * `json_schema:ln2_thaw_plan`), `json_object`, or null for plain text.
+   */
+  responseFormat: string | null;
 }
 
 /** A running fake. */
@@ -72,6 +78,28 @@ function toolNames(body: Body): string[] {
   );
 }
 
+/** The structured output a request asks for (see {@link SeenRequest.responseFormat}). */
+function responseFormatOf(api: FakeApi, body: Body): string | null {
+  const format = (
+    api === 'responses'
+      ? (body.text as Item | undefined)?.format
+      : api === 'chat'
+        ? body.response_format
+        : (body.output_format ?? (body.output_config as Item | undefined)?.format)
+  ) as Item | undefined;
+  if (!format || format.type === 'text') return null;
+  const name = format.name ?? (format.json_schema as Item | undefined)?.name;
+  return name ? `${String(format.type)}:${String(name)}` : String(format.type);
+}
+
+/** The final answer: `You picked: <result>`, as a ThawPlan's JSON when structured output is asked for. */
+function answerText(result: string, structured: boolean): string[] {
+  if (!structured) return ['You picked: ', result];
+  const plan = { summary: `You picked: ${result}`, thawed: [], medium: null, followUps: [], nextSteps: [] };
+  const json = JSON.stringify(plan);
+  return [json.slice(0, 20), json.slice(20)];
+}
+
 function events(response: ServerResponse, named: boolean) {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   return (data: Item) =>
@@ -79,7 +107,12 @@ function events(response: ServerResponse, named: boolean) {
 }
 
 /** The Responses API's events: a function call, or a message. */
-function streamResponses(response: ServerResponse, model: string, result: string | null): void {
+function streamResponses(
+  response: ServerResponse,
+  model: string,
+  result: string | null,
+  structured: boolean,
+): void {
   const send = events(response, true);
   send({ type: 'response.created', response: { id: 'resp_fake_1', created_at: 0, model } });
   if (result === null) {
@@ -95,7 +128,7 @@ function streamResponses(response: ServerResponse, model: string, result: string
   } else {
     const item = { type: 'message', id: 'msg_fake_1' };
     send({ type: 'response.output_item.added', output_index: 0, item });
-    for (const delta of ['You picked: ', result])
+    for (const delta of answerText(result, structured))
       send({ type: 'response.output_text.delta', item_id: item.id, delta });
     send({ type: 'response.output_item.done', output_index: 0, item });
   }
@@ -104,7 +137,7 @@ function streamResponses(response: ServerResponse, model: string, result: string
 }
 
 /** Chat Completions chunks: a tool call, or text. */
-function streamChat(response: ServerResponse, result: string | null): void {
+function streamChat(response: ServerResponse, result: string | null, structured: boolean): void {
   const send = events(response, false);
   const chunk = (delta: Item, finish: string | null = null) =>
     send({
@@ -121,15 +154,21 @@ function streamChat(response: ServerResponse, result: string | null): void {
     });
     chunk({}, 'tool_calls');
   } else {
-    chunk({ role: 'assistant', content: 'You picked: ' });
-    chunk({ content: result });
+    const [first, rest] = answerText(result, structured);
+    chunk({ role: 'assistant', content: first });
+    chunk({ content: rest });
     chunk({}, 'stop');
   }
   response.end('data: [DONE]\n\n');
 }
 
 /** Anthropic's Messages events: a `tool_use` block, or a text block. */
-function streamMessages(response: ServerResponse, model: string, result: string | null): void {
+function streamMessages(
+  response: ServerResponse,
+  model: string,
+  result: string | null,
+  structured: boolean,
+): void {
   const send = events(response, true);
   const usage = {
     input_tokens: 20,
@@ -160,7 +199,7 @@ function streamMessages(response: ServerResponse, model: string, result: string 
     });
   } else {
     send({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-    for (const text of ['You picked: ', result]) {
+    for (const text of answerText(result, structured)) {
       send({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
     }
   }
@@ -216,12 +255,21 @@ async function handle(
       ? ((request.headers['x-api-key'] as string | undefined) ?? null)
       : (request.headers.authorization?.replace(/^Bearer /, '') ?? null);
   const model = String(body.model);
-  seen.push({ api, model, tools: toolNames(body), stream: body.stream === true, apiKey: key });
+  const responseFormat = responseFormatOf(api, body);
+  seen.push({
+    api,
+    model,
+    tools: toolNames(body),
+    stream: body.stream === true,
+    apiKey: key,
+    responseFormat,
+  });
   if (key !== apiKey) return refuse(api, response);
   const result = lastToolResult(api, body);
-  if (api === 'responses') streamResponses(response, model, result);
-  else if (api === 'chat') streamChat(response, result);
-  else streamMessages(response, model, result);
+  const structured = responseFormat !== null;
+  if (api === 'responses') streamResponses(response, model, result, structured);
+  else if (api === 'chat') streamChat(response, result, structured);
+  else streamMessages(response, model, result, structured);
 }
 
 /** Starts the fake on a free loopback port; requests with a key other than `apiKey` get 401. */
