@@ -12,6 +12,7 @@ import {
   type Sessions,
   type TurnOptions,
 } from '@turnkit/core';
+import type { ThawPlanValue } from '@turnkit/demo-models';
 import { chooseModel, describeModelFailure } from '@turnkit/demo-models';
 import { CallLog, eventPrinter } from './events.js';
 import { onInterrupt } from './interrupt.js';
@@ -27,8 +28,9 @@ export interface App {
   ui: Ui;
   options: CliOptions;
   prompter: Prompter;
-  agent: Agent;
-  sessions: Sessions;
+  /** The LN2 agent; its final answer is a typed thaw plan. */
+  agent: Agent<ThawPlanValue>;
+  sessions: Sessions<ThawPlanValue>;
   calls: CallLog;
   /** Runs one turn: events are shown as they come, Ctrl-C aborts it. */
   turn<T>(work: (options: TurnOptions) => Promise<T>): Promise<T>;

@@ -6,6 +6,7 @@
  */
 import type { AgentEvent, ChatMessage, ModelAdapter, ResolutionKind } from '@turnkit/core';
 import type { MessageKey } from './i18n.js';
+import { planLines, readPlan } from './plan.js';
 import { safeLine, safeText } from './sanitize.js';
 import { createSpinner } from './spinner.js';
 import { truncate } from './text.js';
@@ -66,6 +67,12 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
   const spinner = createSpinner(ui);
   let streaming = false;
   let streamed = false;
+  /**
+   * The text of a model call that starts as JSON: the agent's structured final answer (a thaw
+   * plan), held until the call ends and then drawn as a plan, not streamed as raw JSON.
+   */
+  let held: string | null = null;
+  let heldPath: string[] = [];
   const endText = () => {
     if (streaming) ui.print();
     streaming = false;
@@ -87,16 +94,31 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
         spinner.start(t('thinking'));
         break;
       case 'model_delta':
+        if (held !== null || (!streaming && event.text.trimStart().startsWith('{'))) {
+          held = (held ?? '') + event.text;
+          heldPath = event.agentPath;
+          break;
+        }
         spinner.stop();
         if (!streaming) ui.out.write(`${color.bold(color.magenta(speaker(event.agentPath)))} › `);
         streaming = true;
         streamed = true;
         ui.out.write(safeText(event.text));
         break;
-      case 'model_finished':
+      case 'model_finished': {
         spinner.stop();
         endText();
+        if (held === null) break;
+        const plan = event.message.tool_calls?.length ? null : readPlan(held);
+        const speakerName = speaker(heldPath);
+        for (const text of plan
+          ? planLines(ui, speakerName, plan)
+          : [`${color.bold(color.magenta(speakerName))} › ${safeText(held)}`])
+          ui.print(text);
+        held = null;
+        streamed = true;
         break;
+      }
       case 'tool_started':
         spinner.start(t('runningTool', { tool: safeLine(event.toolName) }));
         break;

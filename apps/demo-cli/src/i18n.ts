@@ -7,6 +7,12 @@ export type Lang = 'en' | 'zh-CN';
 export const LANGS: readonly Lang[] = ['en', 'zh-CN'];
 
 const en = {
+  planTitle: 'Thaw plan',
+  planThawed: '{cellLine} · box {box} · {positions}',
+  planLeft: '{count} left',
+  planMedium: 'Medium: {medium}',
+  planFollowUps: 'Follow-ups: {tasks}',
+  planNext: 'Next: {step}',
   offline:
     'Offline demo: a scripted LN2 freezer assistant (--model provider:model runs a real one, e.g. openai:gpt-4.1-mini).',
   online: 'Model: {model} at {baseURL}',
@@ -133,6 +139,12 @@ const en = {
 export type MessageKey = keyof typeof en;
 
 const zhCN: Record<MessageKey, string> = {
+  planTitle: '解冻计划',
+  planThawed: '{cellLine} · {box} 号盒 · {positions}',
+  planLeft: '剩 {count} 支',
+  planMedium: '培养基：{medium}',
+  planFollowUps: '后续任务：{tasks}',
+  planNext: '下一步：{step}',
   offline:
     '离线演示：脚本驱动的液氮冻存管理助手（使用 --model provider:model 可运行真实模型，例如 openai:gpt-4.1-mini）。',
   online: '模型：{model}，地址 {baseURL}',

@@ -24,6 +24,16 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     expect(run.stdout).toContain(
       'Agent › Done: thawed 1 vial of K562-dTAG from box 3 (B1), 1 left. Follow-ups: Mycoplasma test, Notify lab manager.',
     );
+    // The final answer is a typed thaw plan (output: ThawPlan), drawn as a list, never as raw JSON.
+    expect(run.stdout).toContain(
+      [
+        '  Thaw plan',
+        '    • K562-dTAG · box 3 · B1 · 1 left',
+        '    • Follow-ups: Mycoplasma test, Notify lab manager',
+        '    • Next: Warm the vial at 37 °C and spin it down within 10 minutes.',
+      ].join('\n'),
+    );
+    expect(run.stdout).not.toContain('{"summary"');
     const messages = await transcript(dir, runIdOf(run.stdout));
     expect(toolResults(messages, 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"K562-dTAG","Follow-ups":"Mycoplasma test, Notify lab manager"}}',
@@ -33,9 +43,14 @@ describe('turnkit-demo (offline, piped stdin)', () => {
       cellLine: 'K562-dTAG',
       left: 1,
     });
-    expect(messages.at(-1)).toMatchObject({
-      role: 'assistant',
-      content: expect.stringContaining('Done: thawed'),
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant' });
+    expect(JSON.parse(messages.at(-1)!.content as string)).toEqual({
+      summary:
+        'Done: thawed 1 vial of K562-dTAG from box 3 (B1), 1 left. Follow-ups: Mycoplasma test, Notify lab manager.',
+      thawed: [{ cellLine: 'K562-dTAG', box: '3', positions: ['B1'], vialsLeft: 1 }],
+      medium: null,
+      followUps: ['Mycoplasma test', 'Notify lab manager'],
+      nextSteps: ['Warm the vial at 37 °C and spin it down within 10 minutes.'],
     });
   });
 

@@ -121,12 +121,16 @@ describe('npm run demo:mcp', () => {
         'Input: {"cellLine":"K562-dTAG","vials":1,"followUps":["Viability count"]}',
     ]);
     expect(result.isError).toBeFalsy();
-    expect(result.content).toEqual([
-      {
-        type: 'text',
-        text: 'Done: thawed 1 vial of K562-dTAG from box 3 (B1), 1 left. Follow-ups: Viability count.',
-      },
-    ]);
+    // The agent's final answer is its typed thaw plan: MCP sends it as JSON text.
+    const content = result.content as { type: string; text: string }[];
+    expect(content.map((item) => item.type)).toEqual(['text']);
+    expect(JSON.parse(content[0]!.text)).toEqual({
+      summary: 'Done: thawed 1 vial of K562-dTAG from box 3 (B1), 1 left. Follow-ups: Viability count.',
+      thawed: [{ cellLine: 'K562-dTAG', box: '3', positions: ['B1'], vialsLeft: 1 }],
+      medium: null,
+      followUps: ['Viability count'],
+      nextSteps: ['Warm the vial at 37 °C and spin it down within 10 minutes.'],
+    });
 
     await client.close();
     const exited = once(server.child, 'exit');

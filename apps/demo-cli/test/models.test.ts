@@ -42,7 +42,16 @@ describe('turnkit-demo on a provider', () => {
     expect(run.stdout).toContain(`Model: openai:gpt-test at ${fake.baseURL}`);
     expect(run.stdout).toContain('╭─ Cell line ');
     expect(run.stdout).toContain('Agent › You picked: {"answers":{"Cell line":"K562-dTAG"}}');
-    const seen = { api: 'responses', model: 'gpt-test', tools: TOOLS, stream: true, apiKey: 'test-key' };
+    // The agent's output schema (the thaw plan) goes as OpenAI's json_schema; the plan's summary is shown.
+    expect(run.stdout).not.toContain('{"summary"');
+    const seen = {
+      api: 'responses',
+      model: 'gpt-test',
+      tools: TOOLS,
+      stream: true,
+      apiKey: 'test-key',
+      responseFormat: 'json_schema:ln2-inventory',
+    };
     expect(fake.requests.slice(before)).toEqual([seen, seen]);
   });
 
@@ -56,10 +65,11 @@ describe('turnkit-demo on a provider', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`Model: anthropic:claude-test-1 at ${fake.baseURL}`);
     expect(run.stdout).toContain('Agent › You picked: {"answers":{"Cell line":"K562 (Recommended)"}}');
-    expect(fake.requests.slice(before).map((request) => `${request.api}:${request.model}`)).toEqual([
-      'messages:claude-test-1',
-      'messages:claude-test-1',
-    ]);
+    expect(
+      fake.requests
+        .slice(before)
+        .map((request) => `${request.api}:${request.model}:${request.responseFormat}`),
+    ).toEqual(['messages:claude-test-1:json_schema', 'messages:claude-test-1:json_schema']);
   });
 
   it('stays offline with keys set but no model named, and with --offline', async () => {

@@ -14,8 +14,10 @@ import {
   type ResponseInput,
   type SessionResult,
 } from '@turnkit/core';
+import type { ThawPlanValue } from '@turnkit/demo-models';
 import type { App } from '../app.js';
 import { onInterrupt } from '../interrupt.js';
+import { planLines, readPlan } from '../plan.js';
 import {
   type AskContext,
   isQuestionCancelled,
@@ -101,13 +103,20 @@ function stopped(app: App, runId: string, how: Stop): number {
   return how.stopped === 'interrupt' ? EXIT_INTERRUPTED : EXIT_OK;
 }
 
-function printOutput(app: App, result: SessionResult): void {
+function printOutput(app: App, result: SessionResult<ThawPlanValue>): void {
   if (app.takeStreamed() || !result.output) return;
   const { ui } = app;
-  ui.print(`${ui.color.bold(ui.color.magenta(ui.t('agent')))} › ${safeText(result.output)}`);
+  const output: unknown = result.output;
+  const plan = readPlan(output);
+  if (plan) {
+    for (const line of planLines(ui, ui.t('agent'), plan)) ui.print(line);
+    return;
+  }
+  const text = typeof output === 'string' ? output : JSON.stringify(output);
+  ui.print(`${ui.color.bold(ui.color.magenta(ui.t('agent')))} › ${safeText(text)}`);
 }
 
-export async function drive(app: App, initial: SessionResult): Promise<number> {
+export async function drive(app: App, initial: SessionResult<ThawPlanValue>): Promise<number> {
   let runId = initial.runId;
   const dispose = onInterrupt(() =>
     process.exit(stopped(app, runId, { stopped: 'interrupt', kind: 'question' })),
@@ -121,7 +130,11 @@ export async function drive(app: App, initial: SessionResult): Promise<number> {
   }
 }
 
-async function loop(app: App, initial: SessionResult, track: (runId: string) => void): Promise<number> {
+async function loop(
+  app: App,
+  initial: SessionResult<ThawPlanValue>,
+  track: (runId: string) => void,
+): Promise<number> {
   const { ui, sessions, prompter } = app;
   const { t, color } = ui;
   let result = initial;

@@ -2,8 +2,11 @@
  * `turnkit-demo resume <runId>`: loads a run saved by any earlier process and carries on: answers
  * what it waits for, retries a failed or interrupted turn, or takes the next message.
  */
+
 import { ConflictError, type SessionResult, StateError } from '@turnkit/core';
+import type { ThawPlanValue } from '@turnkit/demo-models';
 import type { App } from '../app.js';
+import { readPlan } from '../plan.js';
 import { safeLine } from '../sanitize.js';
 import { truncate } from '../text.js';
 import { drive, EXIT_FAILED } from './drive.js';
@@ -12,7 +15,7 @@ import { drive, EXIT_FAILED } from './drive.js';
  * The questions answered since the person's last message, `header: answer` (from the results the
  * model read), so a run resumed at a later question or an approval shows what was already decided.
  */
-function answeredSinceLastMessage(result: SessionResult): [header: string, answer: string][] {
+function answeredSinceLastMessage(result: SessionResult<ThawPlanValue>): [header: string, answer: string][] {
   const start = result.messages.findLastIndex((message) => message.role === 'user') + 1;
   return result.messages.slice(start).flatMap((message) => {
     if (message.role !== 'tool' || !message.content.startsWith('{"answers":')) return [];
@@ -26,7 +29,7 @@ function answeredSinceLastMessage(result: SessionResult): [header: string, answe
 }
 
 /** The last thing each side said, and what was answered since, so the person knows where the conversation stands. */
-function recap(app: App, result: SessionResult): void {
+function recap(app: App, result: SessionResult<ThawPlanValue>): void {
   const { ui } = app;
   const lastText = (role: 'user' | 'assistant') =>
     [...result.messages]
@@ -35,7 +38,9 @@ function recap(app: App, result: SessionResult): void {
         (message) => message.role === role && typeof message.content === 'string' && message.content !== '',
       )?.content as string | undefined;
   const user = lastText('user');
-  const agent = lastText('assistant');
+  const said = lastText('assistant');
+  // A final answer is a thaw plan's JSON: its summary is what the agent said.
+  const agent = readPlan(said)?.summary ?? said;
   if (user) ui.print(ui.color.dim(`${ui.t('you')} › ${truncate(safeLine(user), ui.width - 8)}`));
   for (const [header, answer] of answeredSinceLastMessage(result)) {
     const line = ui.t('answeredBefore', { header: safeLine(header), answer: safeLine(answer) });
@@ -52,7 +57,7 @@ export async function resume(app: App, runId: string | undefined): Promise<numbe
     ui.print(color.red(t('unknownCommand', { detail: 'resume <runId>' })));
     return EXIT_FAILED;
   }
-  let result: SessionResult;
+  let result: SessionResult<ThawPlanValue>;
   try {
     result = await sessions.get(runId);
   } catch (error) {

@@ -46,7 +46,7 @@ function hasExpired(interaction: PendingInteraction, now: number): boolean {
   return interaction.expiresAt !== null && Date.parse(interaction.expiresAt) <= now;
 }
 
-function waitingFor(result: SessionResult, t: Translate, now: number): string {
+function waitingFor(result: SessionResult<unknown>, t: Translate, now: number): string {
   return result.pending
     .map((interaction) => {
       const what =
@@ -61,7 +61,7 @@ function waitingFor(result: SessionResult, t: Translate, now: number): string {
 }
 
 /** A waiting run whose every interaction has expired is listed as `expired`, not as waiting. */
-function statusOf(result: SessionResult, now: number): string {
+function statusOf(result: SessionResult<unknown>, now: number): string {
   const expired =
     result.status === 'needs_input' &&
     result.pending.length > 0 &&

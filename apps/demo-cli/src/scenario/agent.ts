@@ -2,9 +2,11 @@
  * The LN2 inventory agent: the same definition runs on the offline script or on a real model
  * (`--model provider:model`), so a run started with one can be resumed with the other. Its questions expire after
  * `questionTimeoutMs` (the CLI's `--timeout-seconds`): the model is then told `question_timeout`
- * and goes on.
+ * and goes on. Its final answer is a thaw plan (`output: ThawPlan` of `@turnkit/demo-models`): JSON
+ * the scripted model writes and a real model is asked for as structured output.
  */
 import { type Agent, agentTool, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
+import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
 import { queryInventory, recordThaw } from './inventory.js';
 import { createStorageAgent } from './storage.js';
@@ -21,6 +23,7 @@ function instructions(lang: Lang): string {
     'A question the user leaves unanswered times out: then do nothing irreversible and say what you did not do.',
     'To put new vials into the freezer, hand the user’s request to the storage agent and report what it says.',
     'Keep answers short and concrete (line, box, positions, vials left).',
+    'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each thaw recorded in this turn: cellLine, box, positions, vialsLeft; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
     lang === 'zh-CN' ? 'Reply in Simplified Chinese.' : 'Reply in English.',
   ].join('\n');
 }
@@ -38,7 +41,7 @@ export interface AgentOptions {
  * The agent on `model`; its storage sub-agent runs on `storageModel` (the offline storage script,
  * or the same model as the lead). Its questions and approvals bubble up to the person.
  */
-export function createAgent(options: AgentOptions): Agent {
+export function createAgent(options: AgentOptions): Agent<ThawPlanValue> {
   const storage = createStorageAgent({ lang: options.lang, model: options.storageModel });
   const timeoutMs = options.questionTimeoutMs ? { timeoutMs: options.questionTimeoutMs } : {};
   return defineAgent({
@@ -54,6 +57,8 @@ export function createAgent(options: AgentOptions): Agent {
         questions: 'bubble',
       }),
     ],
+    // The final answer is a typed thaw plan: result.output is a ThawPlanValue (issue 30).
+    output: ThawPlan,
     maxSteps: 12,
   });
 }

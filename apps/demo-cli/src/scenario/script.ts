@@ -6,6 +6,7 @@
  */
 import type { ChatMessage, ModelAdapter, ModelRequest, ToolCall } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
+import { sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
 import { type InventoryMatch, initialFreezer } from './freezer.js';
 import { type ScenarioText, scenarioText } from './text.js';
@@ -170,17 +171,36 @@ function afterQuestion(text: ScenarioText, turn: ChatMessage[], content: string)
   return thawCall(cellLine, answers);
 }
 
-function afterThaw(text: ScenarioText, content: string): ScriptedStep {
+/** A step of the script: a tool call or text (a final text is a plan that thaws nothing), or a whole plan. */
+type Step = ScriptedStep | { plan: ThawPlanValue };
+
+function afterThaw(text: ScenarioText, content: string): Step {
   const result = parseJson(content);
   if (result.ok === true) {
-    return text.done({
+    const summary = {
       cellLine: String(result.cellLine),
       box: Number(result.box),
       positions: result.positions as string[],
       left: Number(result.left),
       followUps: (result.followUps as string[] | undefined) ?? [],
       edited: result.input_edited_by_user !== undefined,
-    });
+    };
+    return {
+      plan: {
+        summary: text.done(summary),
+        thawed: [
+          {
+            cellLine: summary.cellLine,
+            box: String(summary.box),
+            positions: summary.positions,
+            vialsLeft: summary.left,
+          },
+        ],
+        medium: null,
+        followUps: summary.followUps,
+        nextSteps: [text.nextStep],
+      },
+    };
   }
   if (result.error_code === 'rejected_by_user') return text.rejected(result.rationale as string | undefined);
   if (result.error_code === 'tool_error') return text.failed(String(result.message));
@@ -195,8 +215,18 @@ export function isStoreRequest(message: string): boolean {
   return /\b(store|freeze|put away)\b|冻存|存入|入库/i.test(message);
 }
 
-/** The next step, decided from the request alone. */
+/**
+ * The next step, decided from the request alone. The agent's final answer is a thaw plan
+ * (`output: ThawPlan`): a final text is written as the JSON of a plan that says it.
+ */
 export function nextStep(request: ModelRequest, lang: Lang): ScriptedStep {
+  const step = decide(request, lang);
+  if (typeof step === 'string') return JSON.stringify(sayOnly(step));
+  if ('plan' in step) return JSON.stringify(step.plan);
+  return step;
+}
+
+function decide(request: ModelRequest, lang: Lang): Step {
   const text = scenarioText(lang);
   const messages = request.messages.filter((message) => message.role !== 'system');
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');

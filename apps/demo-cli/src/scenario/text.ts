@@ -38,6 +38,8 @@ export interface ScenarioText {
   /** The model's reply when the form was cancelled or timed out. */
   noBox: string;
   done(summary: ThawSummary): string;
+  /** What to do with a thawed vial: the plan's next step. */
+  nextStep: string;
   rejected(rationale: string | undefined): string;
   notRecorded: string;
   noAnswer: string;
@@ -74,6 +76,7 @@ const en: ScenarioText = {
   boxField: 'Box',
   boxLabel: ({ box, positions }) => `Box ${box} · ${positions.join(', ')}`,
   noBox: 'No box was chosen, so I did not record the thaw.',
+  nextStep: 'Warm the vial at 37 °C and spin it down within 10 minutes.',
   done: (s) =>
     `Done: thawed ${s.positions.length} vial${s.positions.length === 1 ? '' : 's'} of ${s.cellLine} from box ${s.box} ` +
     `(${s.positions.join(', ')}), ${s.left} left.` +
@@ -112,6 +115,7 @@ const zhCN: ScenarioText = {
   boxField: '盒子',
   boxLabel: ({ box, positions }) => `${box} 号盒 · ${positions.join('、')}`,
   noBox: '没有选择盒子，未记录解冻。',
+  nextStep: '在 37 °C 下复温，并在 10 分钟内离心。',
   done: (s) =>
     `已完成：从 ${s.box} 号盒解冻 ${s.positions.length} 支 ${s.cellLine}（${s.positions.join('、')}），剩余 ${s.left} 支。` +
     (s.followUps.length > 0 ? `后续任务：${s.followUps.join('、')}。` : '') +
