@@ -96,6 +96,20 @@ describe.skipIf(!available)('the useChat demo in Chromium', () => {
     await expect.poll(() => page.locator('form.card').count()).toBe(0);
     await expect.poll(() => page.locator('.thinking').count()).toBe(0);
     expect(await toolSteps(chatId)).toEqual(['thaw_vials.execute', 'thaw_vials.resume']);
+    // The final answer is the agent's typed thaw plan, drawn as a table, not as its JSON.
+    expect(
+      await reply
+        .locator('table.plan-table tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => Array.from(row.querySelectorAll('th, td'), (cell) => cell.textContent)),
+        ),
+    ).toEqual([
+      ['Cell line', 'Box', 'Positions', 'Vials left'],
+      ['K562', 'A3', 'A3-12', '—'],
+      ['HeLa', 'D2', 'D2-11', '—'],
+    ]);
+    expect(await reply.locator('.plan-fact').allTextContents()).toEqual(['Medium: DMEM']);
+    expect(await page.locator('#log').textContent()).not.toContain('{"summary"');
     await page.screenshot({ path: join(ARTIFACTS, 'demo-chat.png'), fullPage: true });
 
     // The finished chat reads back the same after one more reload.

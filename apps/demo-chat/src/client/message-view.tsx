@@ -43,12 +43,81 @@ export function MessageView(props: { message: UIMessage; respond: Responders | n
           <ToolPartView key={part.toolCallId} part={part} respond={respond} turnkit={turnkit} />
         ) : part.type === 'text' ? (
           // biome-ignore lint/suspicious/noArrayIndexKey: text parts have no id and never move.
-          <p key={index} className="text">
-            {part.text}
-          </p>
+          <TextPart key={index} text={part.text} />
         ) : null,
       )}
     </article>
+  );
+}
+
+/** The agent's final answer: a thaw plan (its `output` schema) as JSON. */
+interface Plan {
+  summary: string;
+  thawed: { cellLine: string; box: string; positions: string[]; vialsLeft: number | null }[];
+  medium: string | null;
+  followUps: string[];
+  nextSteps: string[];
+}
+
+/** The plan a text holds, or null (prose; a plan still streaming in). */
+function planOf(text: string): Plan | null {
+  if (!text.trimStart().startsWith('{')) return null;
+  try {
+    const value = JSON.parse(text) as unknown;
+    const lists = ['thawed', 'followUps', 'nextSteps'] as const;
+    return isRecord(value) &&
+      typeof value.summary === 'string' &&
+      lists.every((key) => Array.isArray(value[key]))
+      ? (value as unknown as Plan)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A text part: prose as it is; a thaw plan as its summary, a table of what was thawed and the next steps. */
+function TextPart(props: { text: string }) {
+  const plan = planOf(props.text);
+  if (!plan) {
+    const json = props.text.trimStart().startsWith('{');
+    return <p className="text">{json ? 'Writing the plan…' : props.text}</p>;
+  }
+  return (
+    <div className="plan">
+      <p className="text">{plan.summary}</p>
+      {plan.thawed.length > 0 && (
+        <table className="plan-table">
+          <caption>Thaw plan</caption>
+          <thead>
+            <tr>
+              <th scope="col">Cell line</th>
+              <th scope="col">Box</th>
+              <th scope="col">Positions</th>
+              <th scope="col">Vials left</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.thawed.map((thaw) => (
+              <tr key={`${thaw.cellLine} ${thaw.box}`}>
+                <td>{thaw.cellLine}</td>
+                <td>{thaw.box}</td>
+                <td>{thaw.positions.join(', ')}</td>
+                <td>{thaw.vialsLeft === null ? '—' : thaw.vialsLeft}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {plan.medium && <p className="plan-fact">Medium: {plan.medium}</p>}
+      {plan.followUps.length > 0 && <p className="plan-fact">Follow-ups: {plan.followUps.join(', ')}</p>}
+      {plan.nextSteps.length > 0 && (
+        <ul className="plan-next">
+          {plan.nextSteps.map((step) => (
+            <li key={step}>{step}</li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 
