@@ -231,7 +231,9 @@ function onEvent({ event, id, data }) {
   if (event === 'model_started') log.querySelector('.bubble.live')?.classList.remove('live');
   if (event === 'model_delta') {
     const live = liveBubble(log, t);
-    live.textContent += data.text;
+    // A final answer streams as the JSON of a thaw plan: say it is coming, the transcript shows it.
+    live.dataset.raw = (live.dataset.raw ?? '') + data.text;
+    live.textContent = live.dataset.raw.trimStart().startsWith('{') ? t('writingPlan') : live.dataset.raw;
     live.scrollIntoView({ block: 'end' });
   }
   if (event === 'tool_started' && data.toolName !== 'AskUserQuestion') {

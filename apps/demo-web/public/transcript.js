@@ -14,6 +14,80 @@ function bubble(kind, who, text) {
   );
 }
 
+/**
+ * The agent's final answer is a thaw plan (the agent's `output` schema): `{ summary, thawed: [{
+ * cellLine, box, positions, vialsLeft }], medium, followUps, nextSteps }` as JSON. The plan a
+ * message holds, or null (prose, a step's text before its tool calls).
+ */
+export function planOf(text) {
+  if (typeof text !== 'string' || !text.trimStart().startsWith('{')) return null;
+  const value = parse(text);
+  const lists = ['thawed', 'followUps', 'nextSteps'];
+  if (typeof value?.summary !== 'string' || !lists.every((key) => Array.isArray(value[key]))) return null;
+  return value;
+}
+
+/** An assistant bubble of a plan: its summary, a table of what was thawed, the medium, the next steps. */
+function planBubble(plan, t) {
+  const article = bubble('assistant plan', t('assistant'), plan.summary);
+  const rows = plan.thawed.map((thaw) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, thaw.cellLine),
+      h('td', {}, thaw.box),
+      h('td', {}, thaw.positions.join(', ')),
+      h('td', {}, thaw.vialsLeft === null ? '—' : String(thaw.vialsLeft)),
+    ),
+  );
+  const details = h('div', { class: 'plan-details', 'data-plan': '' });
+  if (rows.length > 0) {
+    details.append(
+      h(
+        'table',
+        { class: 'plan-table' },
+        h('caption', {}, t('planTitle')),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['planLine', 'planBox', 'planPositions', 'planLeft'].map((key) =>
+              h('th', { scope: 'col' }, t(key)),
+            ),
+          ),
+        ),
+        h('tbody', {}, rows),
+      ),
+    );
+  }
+  const facts = [];
+  if (plan.medium) facts.push([t('planMedium'), plan.medium]);
+  if (plan.followUps.length > 0) facts.push([t('planFollowUps'), plan.followUps.join(', ')]);
+  if (facts.length > 0) {
+    details.append(
+      h(
+        'dl',
+        { class: 'plan-facts' },
+        facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+      ),
+    );
+  }
+  if (plan.nextSteps.length > 0) {
+    details.append(
+      h('p', { class: 'plan-next-title' }, t('planNext')),
+      h(
+        'ul',
+        { class: 'plan-next' },
+        plan.nextSteps.map((step) => h('li', {}, step)),
+      ),
+    );
+  }
+  if (details.childElementCount > 0) article.append(details);
+  return article;
+}
+
 function parse(text) {
   try {
     return JSON.parse(text);
@@ -113,7 +187,9 @@ export function renderTranscript(log, messages, t, decisions = []) {
   for (const message of messages) {
     if (message.role === 'user') nodes.push(bubble('user', t('you'), message.content));
     if (message.role === 'assistant') {
-      if (message.content) nodes.push(bubble('assistant', t('assistant'), message.content));
+      const plan = message.tool_calls?.length ? null : planOf(message.content);
+      if (plan) nodes.push(planBubble(plan, t));
+      else if (message.content) nodes.push(bubble('assistant', t('assistant'), message.content));
       for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name });
     }
     if (message.role === 'tool') {

@@ -1,5 +1,6 @@
 /** The LN2 inventory agent of the web demo, on the offline scripted model unless given a model. */
 import { type Agent, agentTool, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
+import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
 import { queryInventory, thawVials } from './freezer.js';
 import { demoModel } from './script.js';
 import { createStorageAgent } from './storage.js';
@@ -25,9 +26,10 @@ export const DEFAULT_QUESTION_TIMEOUT_MS = 300_000;
 /**
  * The demo agent: looks vials up, asks which to thaw (a question that times out), asks approval to
  * thaw them, reports; hands requests to store new vials to its storage sub-agent, whose question
- * and approval bubble up.
+ * and approval bubble up. Its final answer is a typed thaw plan (`output: ThawPlan`): the script
+ * writes it as JSON, a real model is asked for it as structured output.
  */
-export function createDemoAgent(options: DemoAgentOptions = {}): Agent {
+export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanValue> {
   const storage = createStorageAgent({
     thinkMs: options.thinkMs ?? 300,
     ...(options.model ? { model: options.model } : {}),
@@ -41,6 +43,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent {
       'thaw only with thaw_vials, which the user approves, edits or rejects (it asks which box when a line is in several);',
       'a question left unanswered times out: then thaw nothing;',
       'hand requests to store new vials to the storage agent.',
+      'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each box thawed from in this turn: cellLine, box, positions, vialsLeft or null; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
     ].join(' '),
     model: options.model ?? demoModel({ paceMs: options.paceMs ?? 35, thinkMs: options.thinkMs ?? 300 }),
     tools: [
@@ -49,6 +52,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent {
       askUserQuestion(timeoutMs > 0 ? { timeoutMs } : {}),
       agentTool(storage, { description: 'Store new vials: pass the user’s request.', questions: 'bubble' }),
     ],
+    output: ThawPlan,
     maxSteps: 8,
   });
 }

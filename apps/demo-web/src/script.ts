@@ -9,7 +9,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ChatMessage, ModelAdapter, ModelRequest } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
-import type { ThawResult } from './freezer.js';
+import { sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
+import { boxOf, type ThawResult } from './freezer.js';
 import { isStoreRequest, STORAGE_AGENT } from './storage.js';
 
 type Lang = 'en' | 'zh';
@@ -141,7 +142,10 @@ function thawStep(lang: Lang, result: string): ScriptedStep {
   };
 }
 
-function reportStep(lang: Lang, result: string): ScriptedStep {
+/** A step of the script: a tool call or text (a final text is a plan that thaws nothing), or a whole plan. */
+type Step = ScriptedStep | { plan: ThawPlanValue };
+
+function reportStep(lang: Lang, result: string): Step {
   const t = TEXT[lang];
   const parsed = JSON.parse(result) as Partial<ThawResult> & {
     ok?: false;
@@ -151,16 +155,39 @@ function reportStep(lang: Lang, result: string): ScriptedStep {
   // The box form (thaw_vials' ctx.ask) was dismissed, or timed out.
   if (parsed.error_code === 'question_cancelled' || parsed.error_code === 'question_timeout') return t.noBox;
   if (parsed.ok === false) return parsed.rationale ? `${t.rejected} (${parsed.rationale})` : t.rejected;
+  const thawed = parsed.thawed ?? [];
   const lines = [
-    `${t.done} ${(parsed.thawed ?? []).map((vial) => `${vial.cellLine} (${vial.position})`).join(', ')} ${t.into} ${parsed.medium}.`,
+    `${t.done} ${thawed.map((vial) => `${vial.cellLine} (${vial.position})`).join(', ')} ${t.into} ${parsed.medium}.`,
   ];
   if (parsed.missing?.length) lines.push(t.missing(parsed.missing.join(', ')));
-  lines.push(t.tip);
-  return lines.join('\n');
+  return {
+    plan: {
+      summary: lines.join('\n'),
+      thawed: thawed.map((vial) => ({
+        cellLine: vial.cellLine,
+        box: boxOf(vial.position),
+        positions: [vial.position],
+        vialsLeft: null,
+      })),
+      medium: parsed.medium ?? null,
+      followUps: [],
+      nextSteps: [t.tip],
+    },
+  };
 }
 
-/** The next move, from the end of the transcript. */
+/**
+ * The next move, from the end of the transcript. The agent's final answer is a thaw plan (`output:
+ * ThawPlan`): a final text is written as the JSON of a plan that says it.
+ */
 export function plan(request: ModelRequest): ScriptedStep {
+  const step = nextMove(request);
+  if (typeof step === 'string') return JSON.stringify(sayOnly(step));
+  if ('plan' in step) return JSON.stringify(step.plan);
+  return step;
+}
+
+function nextMove(request: ModelRequest): Step {
   const messages = request.messages.filter((message) => message.role !== 'system');
   const lang = languageOf(messages);
   const last = messages.at(-1);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileStore } from '@turnkit/adapters/file';
 import { parseSnapshot } from '@turnkit/core';
+import { sayOnly } from '@turnkit/demo-models';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Freezer } from '../src/freezer.js';
 import { type DemoServer, startDemoServer } from '../src/server.js';
@@ -81,7 +82,7 @@ describe('thaw_vials asks which box, mid-execution', () => {
 
     const done = await api.post(`/api/runs/${runId}/input`, { id: form.id, value: { HeLa: 'D2' } });
     expect(done.body.status).toBe('completed');
-    expect(done.body.output).toContain('I thawed K562 (A3-12), HeLa (D2-11) into DMEM.');
+    expect(done.body.output.summary).toContain('I thawed K562 (A3-12), HeLa (D2-11) into DMEM.');
     expect(await api.steps(runId)).toEqual(['thaw_vials.execute', 'thaw_vials.resume']);
   });
 
@@ -91,7 +92,7 @@ describe('thaw_vials asks which box, mid-execution', () => {
     expect(form.payload.message).toBe('有的细胞系分放在多个盒子里。每支从哪个盒子取？');
     expect(form.payload.schema.properties.HeLa.description).toBe('B1 盒 2 支 · D2 盒 2 支');
     const dismissed = await api.post(`/api/runs/${runId}/cancel`, { id: form.id });
-    expect(dismissed.body.output).toBe('No box was chosen, so nothing was thawed.');
+    expect(dismissed.body.output).toEqual(sayOnly('No box was chosen, so nothing was thawed.'));
     expect(await api.steps(runId)).toEqual(['thaw_vials.execute']);
   });
 });
@@ -106,7 +107,7 @@ describe('timeouts that fire', () => {
       .poll(async () => (await api.get(`/api/runs/${runId}`)).status, { timeout: 5000 })
       .toBe('completed');
     const run = await api.get(`/api/runs/${runId}`);
-    expect(run.output).toBe('No problem, I did not thaw anything. Tell me when you are ready.');
+    expect(run.output).toEqual(sayOnly('No problem, I did not thaw anything. Tell me when you are ready.'));
     const asked = run.messages.at(-2);
     expect(asked.role).toBe('tool');
     expect(JSON.parse(asked.content)).toMatchObject({ ok: false, error_code: 'question_timeout' });

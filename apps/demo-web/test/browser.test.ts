@@ -71,6 +71,39 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
     ]) {
       expect(transcript).toContain(expected);
     }
+    // The final answer is the agent's typed thaw plan (output: ThawPlan), drawn as a table, never as JSON.
+    const plan = page.locator('.bubble.plan').last();
+    expect(
+      await plan
+        .locator('table.plan-table tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => Array.from(row.querySelectorAll('th, td'), (cell) => cell.textContent)),
+        ),
+    ).toEqual([
+      ['Cell line', 'Box', 'Positions', 'Vials left'],
+      ['K562', 'A3', 'A3-12', '—'],
+      ['HEK293T', 'B4', 'B4-07', '—'],
+    ]);
+    expect(await plan.locator('.plan-facts').textContent()).toBe('MediumDMEM');
+    expect(await plan.locator('.plan-next li').allTextContents()).toEqual([
+      'Spin them down within 10 minutes and label the flasks with today’s date.',
+    ]);
+    expect(transcript).not.toContain('{"summary"');
+    const view = await page.evaluate(
+      async (runId) => (await fetch(`/api/runs/${runId}`)).json(),
+      new URL(runUrl).searchParams.get('run'),
+    );
+    expect(view.output).toEqual({
+      summary:
+        'Done. I thawed K562 (A3-12), HEK293T (B4-07) into DMEM.\nMCF-7: not in this freezer, so nothing was thawed for it.',
+      thawed: [
+        { cellLine: 'K562', box: 'A3', positions: ['A3-12'], vialsLeft: null },
+        { cellLine: 'HEK293T', box: 'B4', positions: ['B4-07'], vialsLeft: null },
+      ],
+      medium: 'DMEM',
+      followUps: [],
+      nextSteps: ['Spin them down within 10 minutes and label the flasks with today’s date.'],
+    });
     await page.screenshot({ path: join(ARTIFACTS, 'demo-web.png') });
 
     const other = await openPage(`${new URL(runUrl).search.replace('lang=en', 'lang=zh-CN')}`);

@@ -81,13 +81,21 @@ describe('the web demo on a provider', () => {
         tools: ['query_inventory', 'thaw_vials', 'AskUserQuestion', 'storage'],
         stream: true,
         apiKey: 'test-key',
+        // The agent's output schema, the thaw plan, goes as the provider's structured output.
+        responseFormat: 'json_schema',
       });
       const done = await post(server, `/api/runs/${started.body.runId}/answer`, {
         id: started.body.pending[0].id,
         answers: { 'Cell line': 'K562-dTAG' },
       });
       expect(done.body.status).toBe('completed');
-      expect(done.body.output).toBe('You picked: {"answers":{"Cell line":"K562-dTAG"}}');
+      expect(done.body.output).toEqual({
+        summary: 'You picked: {"answers":{"Cell line":"K562-dTAG"}}',
+        thawed: [],
+        medium: null,
+        followUps: [],
+        nextSteps: [],
+      });
     } finally {
       await server.close();
     }

@@ -56,8 +56,15 @@ describe('the demo server', () => {
     expect(answered.body.pending[0].payload.input).toEqual({ cellLines: ['K562', 'MCF-7'], medium: 'DMEM' });
     const done = await post(`/api/runs/${runId}/approve`, { id: answered.body.pending[0].id });
     expect(done.body.status).toBe('completed');
-    expect(done.body.output).toContain('K562 (A3-12)');
-    expect(done.body.output).toContain('MCF-7: not in this freezer');
+    // The final answer is the agent's typed thaw plan (output: ThawPlan), an object in the view.
+    expect(done.body.output.summary).toContain('K562 (A3-12)');
+    expect(done.body.output.summary).toContain('MCF-7: not in this freezer');
+    expect(done.body.output.thawed).toContainEqual({
+      cellLine: 'K562',
+      box: 'A3',
+      positions: ['A3-12'],
+      vialsLeft: null,
+    });
     const again = await post('/api/runs', { input: '再解冻一支' });
     expect(again.body.messages[1].content).toBe('我先查一下液氮罐的库存。');
   });
@@ -76,7 +83,13 @@ describe('the demo server', () => {
     expect(approval).toMatchObject({ agentPath: ['ln2-web', 'storage'], kind: 'approval' });
     expect(approval.payload.input).toEqual({ cellLine: 'HeLa', positions: ['B2-14'] });
     const done = await post(`/api/runs/${runId}/approve`, { id: approval.id });
-    expect(done.body.output).toBe('The storage agent reports: Stored 1 vial(s) of HeLa at B2-14.');
+    expect(done.body.output).toEqual({
+      summary: 'The storage agent reports: Stored 1 vial(s) of HeLa at B2-14.',
+      thawed: [],
+      medium: null,
+      followUps: [],
+      nextSteps: [],
+    });
   });
 
   it('reads the labels back from an answer result', () => {
