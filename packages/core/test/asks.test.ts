@@ -356,3 +356,43 @@ describe('ctx.ask in sessions', () => {
     expect(runsOf('resume')).toBe(1);
   });
 });
+
+describe('ctx.ask after an edited approval', () => {
+  it('resume gets the input the human approved, as execute did', async () => {
+    const seen: Array<[string, unknown]> = [];
+    const move = defineTool({
+      name: 'move_box',
+      description: 'Moves a box, asking which rack.',
+      input: z.object({ box: z.string() }),
+      needsApproval: true,
+      execute: async (input, ctx) => {
+        seen.push(['execute', input.box]);
+        return ctx.ask({ input: { message: 'Which rack?', schema: z.object({ rack: z.string() }) } }, {});
+      },
+      resume: async (input, response) => {
+        seen.push(['resume', input.box]);
+        return { moved: input.box, to: response.type === 'input' ? response.value : null };
+      },
+    });
+    const agent = makeAgent(
+      [{ toolCalls: [{ id: 'call_tool', name: 'move_box', arguments: { box: 'model' } }] }, 'ok'],
+      {
+        tools: [move],
+      },
+    );
+    const paused = await runTurn(agent, { input: 'go' });
+    const asked = await approve(agent, paused.snapshot, { editedInput: { box: 'edited' } });
+    expect(asked.pendingQuestion?.kind).toBe('input');
+    const done = await provideInput(agent, asked.snapshot, { value: { rack: 'R2' } });
+    expect(done.status).toBe('completed');
+    expect(seen).toEqual([
+      ['execute', 'edited'],
+      ['resume', 'edited'],
+    ]);
+    expect(JSON.parse(result(done))).toMatchObject({
+      moved: 'edited',
+      input_edited_by_user: { box: 'edited' },
+    });
+    expectOneResultPerCall(done);
+  });
+});

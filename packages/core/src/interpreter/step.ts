@@ -148,10 +148,13 @@ async function runCall(
     return runTool(run, tool, call, parsed.input, stepCall.edited ? { editedInput: JSON.parse(raw) } : {});
   }
   if (stepCall.status === 'resuming' && stepCall.askResponse !== undefined && stepCall.interaction) {
-    const parsed = parseToolInput(tool, call.function.arguments);
+    // A call approved with an edited input asked from its `execute`: `resume` gets that same input.
+    const raw = stepCall.approvedInput ?? call.function.arguments;
+    const parsed = parseToolInput(tool, raw);
     if (!parsed.ok) return { result: parsed.result };
     const response = askResponseFor(run, stepCall.interaction, stepCall.askResponse);
-    return runTool(run, tool, call, parsed.input, { response });
+    const edited = stepCall.edited ? { editedInput: JSON.parse(raw) } : {};
+    return runTool(run, tool, call, parsed.input, { response, ...edited });
   }
   return startCall(run, tool, call);
 }
