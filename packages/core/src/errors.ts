@@ -15,6 +15,7 @@ export type TurnkitErrorCode =
   | 'AMBIGUOUS_INTERACTION'
   | 'WRONG_KIND'
   | 'RUN_NOT_FOUND'
+  | 'NOT_ASSIGNEE'
   | 'CONTEXT_UNSERIALIZABLE'
   | 'ANSWER_INVALID'
   | 'CONFLICT'
@@ -58,7 +59,13 @@ export class SnapshotError extends TurnkitError {
 /** The run is not in a state that accepts this call (already completed, unknown interaction…). */
 export class StateError extends TurnkitError {
   constructor(
-    code: 'NOT_WAITING' | 'INTERACTION_NOT_FOUND' | 'AMBIGUOUS_INTERACTION' | 'WRONG_KIND' | 'RUN_NOT_FOUND',
+    code:
+      | 'NOT_WAITING'
+      | 'INTERACTION_NOT_FOUND'
+      | 'AMBIGUOUS_INTERACTION'
+      | 'WRONG_KIND'
+      | 'RUN_NOT_FOUND'
+      | 'NOT_ASSIGNEE',
     message: string,
   ) {
     super(code, message);

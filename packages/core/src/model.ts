@@ -108,6 +108,17 @@ export interface ModelRequest {
 export interface ModelResponse {
   message: AssistantMessage;
   usage?: ModelUsage;
+  /**
+   * What the call cost in US dollars, when the provider reports it. Budgets use it when the
+   * agent's `pricing` has no entry for the model.
+   */
+  costUsd?: number;
+}
+
+/** Prices of one model, in US dollars per million tokens (an agent's `pricing`). */
+export interface ModelPrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
 }
 
 /** A language model behind the loop. Throw a `ModelError` (after your own retries) when the call fails. */

@@ -52,8 +52,53 @@ export interface InputPayload {
   schema: Record<string, unknown>;
 }
 
-/** What a pending interaction asks for: answers to questions, an approval decision, or a form's value. */
-export type InteractionKind = 'question' | 'approval' | 'input';
+/**
+ * Payload of a pending budget interaction (DESIGN §20): what the run has spent and the limits it
+ * reached. `approve` with `extend` raises the limits and goes on; `reject` ends the turn
+ * `budget_exceeded`.
+ */
+export interface BudgetPayload {
+  spent: Spend;
+  limit: BudgetLimits;
+}
+
+/**
+ * What a run may spend (DESIGN §20), counted per run across turns: tokens (input + output), cost in
+ * US dollars, tool calls, steps (model calls). A limit left out is not enforced.
+ */
+export interface BudgetLimits {
+  tokens?: number;
+  costUsd?: number;
+  toolCalls?: number;
+  steps?: number;
+}
+
+/** What a run has spent so far, across all its turns (its sub-agents' model calls and tools included). */
+export interface Spend {
+  /** Model calls. */
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** `inputTokens + outputTokens`. */
+  tokens: number;
+  /** Tool calls that started running. */
+  toolCalls: number;
+  /** From the agent's `pricing` table, or the cost the model adapter reported. */
+  costUsd: number;
+}
+
+/** One approval given towards an interaction's quorum: who, why, when. */
+export interface ApprovalRecord {
+  principal: string;
+  rationale?: string;
+  at: string;
+}
+
+/**
+ * What a pending interaction asks for: answers to questions, an approval decision, a form's value,
+ * or — `budget` — whether the run may spend more.
+ */
+export type InteractionKind = 'question' | 'approval' | 'input' | 'budget';
 
 /** Something the run waits for a human (or a parent agent) to resolve. */
 export interface PendingInteraction {
@@ -66,7 +111,18 @@ export interface PendingInteraction {
   agentPath: string[];
   createdAt: string;
   expiresAt: string | null;
-  payload: QuestionPayload | ApprovalPayload | InputPayload;
+  payload: QuestionPayload | ApprovalPayload | InputPayload | BudgetPayload;
+  /**
+   * Who may respond (their principals, `TurnOptions.principal`); absent when anyone who can see
+   * the run may. Anyone else gets `NOT_ASSIGNEE`.
+   */
+  assignees?: string[];
+  /** Approvals: how many distinct principals must approve before the call goes on (absent: one). */
+  quorum?: number;
+  /** `false`: the principal that started the run may not respond (four eyes). Absent: it may. */
+  allowRequester?: boolean;
+  /** Approvals given so far towards the `quorum` (absent until the first). */
+  approvals?: ApprovalRecord[];
   /**
    * True when the tool's own code asked (`ctx.ask`): the interaction is then not the model's call
    * itself (its `toolCallId` names the call whose tool is asking). Absent otherwise.
@@ -90,14 +146,28 @@ export type Answers = Record<string, QuestionAnswer> | QuestionAnswer[] | string
 /** A human's response to one pending interaction: the generic form behind `answerQuestion`, `approve`… */
 export type InteractionResponse =
   | { id: string; type: 'answer'; answers: Answers }
-  | { id: string; type: 'approve'; rationale?: string; editedInput?: unknown }
+  | {
+      id: string;
+      type: 'approve';
+      rationale?: string;
+      editedInput?: unknown;
+      /** Budget interactions: how much to add to each limit before going on. */
+      extend?: BudgetLimits;
+    }
   | { id: string; type: 'reject'; rationale?: string }
   | { id: string; type: 'cancel'; reason?: string }
   /** The value of an input form (a tool's `ctx.ask({ input })`), checked against its schema. */
   | { id: string; type: 'input'; value: unknown };
 
 /** How a turn ended. `running` only appears in session results while a claim is live. */
-export type TurnStatus = 'completed' | 'needs_input' | 'failed' | 'max_steps' | 'aborted' | 'running';
+export type TurnStatus =
+  | 'completed'
+  | 'needs_input'
+  | 'failed'
+  | 'max_steps'
+  | 'aborted'
+  | 'budget_exceeded'
+  | 'running';
 
 /** Work counted in one turn (one call of runTurn, answerQuestion…). */
 export interface TurnUsage {
@@ -135,6 +205,17 @@ export type AgentEvent = EventBase &
     | { type: 'tool_finished'; toolCallId: string; toolName: string; ok: boolean; errorCode?: string }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
     | {
+        /** One approval towards a quorum, short of it: the interaction stays pending. */
+        type: 'approval_recorded';
+        interactionId: string;
+        toolCallId: string;
+        principal: string;
+        rationale?: string;
+        /** Distinct approvals so far, and how many are needed. */
+        approvals: number;
+        quorum: number;
+      }
+    | {
         type: 'interaction_resolved';
         interactionId: string;
         toolCallId: string;
@@ -144,6 +225,12 @@ export type AgentEvent = EventBase &
         /** Finer than `decision`: `defaulted` is a timeout answered with the recommended options. */
         resolution: ResolutionKind;
         rationale?: string;
+        /** Who responded (`TurnOptions.principal`), when known. */
+        principal?: string;
+        /** Approvals with a quorum: every approval that counted. */
+        approvals?: ApprovalRecord[];
+        /** Budget interactions approved with an extension: what was added to the limits. */
+        extend?: BudgetLimits;
         /** Approvals decided with an edited input: that input (the model proposed another). */
         editedInput?: unknown;
         /**
@@ -157,6 +244,8 @@ export type AgentEvent = EventBase &
     | { type: 'turn_failed'; error: { code: string; message: string } }
     | { type: 'turn_aborted' }
     | { type: 'turn_max_steps'; maxSteps: number }
+    /** A budget interaction was rejected: the turn ends without spending more. */
+    | { type: 'turn_budget_exceeded'; spent: Spend; limit: BudgetLimits }
   );
 
 /** The audit decision on an interaction (DESIGN §12). */
@@ -195,6 +284,10 @@ export interface TurnResultFields {
   /** What happened in this call. */
   events: AgentEvent[];
   usage: TurnUsage;
+  /** What the run has spent so far, across all its turns (what budgets count). */
+  spend: Spend;
+  /** The run's budget now (the agent's, the call's, plus every extension); absent without one. */
+  budget?: BudgetLimits;
   error: { code: string; message: string } | null;
 }
 
@@ -222,7 +315,7 @@ export type TurnResult<TOutput = string> =
       output: null;
     })
   | (TurnResultFields & {
-      status: 'failed' | 'max_steps' | 'aborted' | 'running';
+      status: 'failed' | 'max_steps' | 'aborted' | 'budget_exceeded' | 'running';
       needsInput: false;
       pendingQuestion: null;
       output: null;
@@ -244,6 +337,10 @@ export interface SpanOutcome {
   errorCode?: string;
   /** The interactions a turn paused on. */
   interactionIds?: string[];
+  /** A model call's cost in US dollars (from the agent's `pricing` or the adapter); a turn's run total. */
+  costUsd?: number;
+  /** A turn: what the run has spent so far, across turns. */
+  spend?: Spend;
 }
 
 /**
@@ -328,4 +425,9 @@ export interface TurnOptions {
    * their own agent's).
    */
   modelSettings?: ModelSettings;
+  /**
+   * This call's budget, per limit over the agent's `budget` (DESIGN §20): counted per run across
+   * turns, plus whatever `approve(…, { extend })` added.
+   */
+  budget?: BudgetLimits;
 }

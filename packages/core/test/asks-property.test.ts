@@ -95,6 +95,7 @@ function goodResponse(interaction: PendingInteraction, pick: number): Interactio
     case 'question':
       return { id: interaction.id, type: 'answer', answers: pick % 2 ? 'A' : 'B' };
     case 'approval':
+    case 'budget':
       return pick % 2 ? { id: interaction.id, type: 'approve' } : { id: interaction.id, type: 'reject' };
   }
 }

@@ -31,7 +31,15 @@ type Outcome = Extract<LoopEvent, { type: 'TOOLS_SETTLED' }>['outcomes'][number]
 
 const AT = '2025-03-01T09:00:00.000Z';
 const MAX_STEPS = 2;
-const RESTING: LoopStateName[] = ['idle', 'waitingInput', 'completed', 'failed', 'maxSteps', 'aborted'];
+const RESTING: LoopStateName[] = [
+  'idle',
+  'waitingInput',
+  'completed',
+  'failed',
+  'maxSteps',
+  'aborted',
+  'budgetExceeded',
+];
 const REACHABLE: LoopStateName[] = [...RESTING, 'callingModel', 'executingTools'];
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -153,16 +161,64 @@ function sampleEvents(state: MachineState): LoopEvent[] {
       ),
       maxSteps: MAX_STEPS,
     },
+    // The run's budget (DESIGN §20): a pause before the next model call or step, then its decision.
+    { type: 'BUDGET_REACHED', interaction: budgetInteraction(`agent:${interactionCount + 1}`) },
+    ...(state.context.budgetPause
+      ? (['extend', 'refuse'] as const).map(
+          (decision): LoopEvent => ({
+            type: 'RESPOND',
+            resolutions: [
+              {
+                toolCallId: '',
+                records: [
+                  {
+                    id: state.context.budgetPause!.id,
+                    toolCallId: '',
+                    kind: 'budget',
+                    resolution: decision === 'extend' ? 'approved' : 'rejected',
+                    at: AT,
+                  },
+                ],
+                budget: decision === 'extend' ? { decision, extend: { steps: 1 } } : { decision },
+              },
+            ],
+            maxSteps: MAX_STEPS,
+          }),
+        )
+      : []),
     { type: 'USER_MESSAGE', messages: [user('something else')], maxSteps: MAX_STEPS, at: AT },
     { type: 'RETRY', maxSteps: MAX_STEPS },
     { type: 'ABORT' },
   ];
 }
 
+/** A budget interaction as the interpreter makes it. */
+function budgetInteraction(id: string): StoredInteraction {
+  return {
+    id,
+    kind: 'budget',
+    toolCallId: '',
+    toolName: '',
+    agentPath: ['agent'],
+    createdAt: AT,
+    expiresAt: null,
+    budget: {
+      spent: { steps: 1, inputTokens: 0, outputTokens: 0, tokens: 0, toolCalls: 0, costUsd: 0 },
+      limit: { steps: 1 },
+    },
+  };
+}
+
 /** The state name and what the machine branches on: the step's call statuses and the budget. */
 function abstractState(state: MachineState): string {
-  const { step, modelCalls, maxSteps } = state.context;
-  return JSON.stringify([state.value, step?.map((call) => call.status) ?? null, modelCalls, maxSteps]);
+  const { step, modelCalls, maxSteps, budgetPause } = state.context;
+  return JSON.stringify([
+    state.value,
+    step?.map((call) => call.status) ?? null,
+    modelCalls,
+    maxSteps,
+    budgetPause !== undefined,
+  ]);
 }
 
 /** The invariants every state reached through the machine's transitions must hold. */
@@ -179,15 +235,20 @@ function expectConsistent(state: MachineState, where: string): void {
     `${where}: a system message in the transcript`,
   ).toBe(false);
 
+  const { budgetPause } = state.context;
   if (value === 'waitingInput') {
-    expect(pending.length, `${where}: waitingInput without a pending call`).toBeGreaterThan(0);
-    expect(runnable, `${where}: waitingInput with calls still to run`).toEqual([]);
+    // A budget pause waits before a model call or before the step's calls start (DESIGN §20).
+    expect(pending.length > 0 || budgetPause !== undefined, `${where}: waitingInput on nothing`).toBe(true);
+    if (!budgetPause) expect(runnable, `${where}: waitingInput with calls still to run`).toEqual([]);
+  } else {
+    expect(budgetPause, `${where}: a budget pause outside waitingInput`).toBeUndefined();
   }
   if (value === 'executingTools')
     expect(runnable.length, `${where}: executingTools with nothing to run`).toBeGreaterThan(0);
   if (value === 'aborted')
     expect(step === null || runnable.length > 0, `${where}: aborted on a settled step`).toBe(true);
-  if (value !== 'aborted' && value !== 'waitingInput' && value !== 'executingTools') {
+  const open: LoopStateName[] = ['aborted', 'budgetExceeded', 'waitingInput', 'executingTools'];
+  if (!open.includes(value)) {
     // The model is only called, and a run only rests, once the step's results are in the transcript.
     expect(step, `${where}: ${value} with an open step`).toBeNull();
   }
@@ -343,6 +404,7 @@ describe('agentMachine', () => {
     expect([...events].sort()).toEqual(
       [
         'ABORT',
+        'BUDGET_REACHED',
         'MODEL_FAILED',
         'MODEL_RESPONDED',
         'OUTPUT_REJECTED',

@@ -275,6 +275,7 @@ describe('row layout 2: sessions', () => {
       'messages',
       'events',
       'usage',
+      'spend',
       'error',
       'version',
     ]);

@@ -14,7 +14,8 @@ import {
   normalizeAnswers,
 } from '../questions/index.js';
 import { toolErrorResult } from '../results.js';
-import type { InteractionResponse } from '../types.js';
+import { budgetProblems } from '../tools/index.js';
+import type { ApprovalRecord, BudgetLimits, InteractionResponse } from '../types.js';
 import { answersByHeader } from './ask.js';
 import { unsafeFormSchema } from './form-guard.js';
 import type { Run } from './run.js';
@@ -47,12 +48,13 @@ const HOW_TO: Record<StoredInteraction['kind'], string> = {
   question: 'answer it with answerQuestion',
   approval: 'decide it with approve or reject',
   input: 'fill it in with provideInput',
+  budget: 'decide it with approve (with `extend` to raise the limits) or reject',
 };
 
 function wrongKind(interaction: StoredInteraction, type: string): StateError {
   return new StateError(
     'WRONG_KIND',
-    `Interaction ${interaction.id} is a${interaction.kind === 'input' ? 'n' : ''} ${interaction.kind}; it cannot take '${type}': ${HOW_TO[interaction.kind]}.`,
+    `Interaction ${interaction.id} is a${interaction.kind === 'input' || interaction.kind === 'approval' ? 'n' : ''} ${interaction.kind}; it cannot take '${type}': ${HOW_TO[interaction.kind]}.`,
   );
 }
 
@@ -142,6 +144,58 @@ function rejectedResult(interaction: StoredInteraction, rationale: string | unde
   );
 }
 
+/** A budget interaction's resolution: `approve` goes on (raising the limits by `extend`), `reject` or `cancel` stops. */
+function decideBudget(
+  interaction: StoredInteraction,
+  response: ResponseInput,
+  base: Omit<ResolvedRecord, 'resolution'>,
+  rationale: { rationale?: string },
+): Resolution {
+  if (response.type === 'approve') {
+    if (response.editedInput !== undefined) {
+      throw new AnswerError(
+        [{ path: ['editedInput'], message: 'A budget has no input to edit: raise its limits with `extend`' }],
+        'The approval',
+      );
+    }
+    const extend = response.extend;
+    if (extend !== undefined) {
+      const problems = budgetProblems(extend, 'extend');
+      if (problems.length > 0) {
+        throw new AnswerError(
+          problems.map((line) => {
+            const [path, ...message] = line.split(': ');
+            return { path: path!.split('.'), message: message.join(': ') };
+          }),
+          'The approval',
+        );
+      }
+    }
+    const record: ResolvedRecord = {
+      ...base,
+      resolution: 'approved',
+      ...rationale,
+      ...(extend ? { extend: extend as BudgetLimits } : {}),
+    };
+    return {
+      toolCallId: '',
+      records: [record],
+      budget: { decision: 'extend', ...(extend ? { extend } : {}) },
+    };
+  }
+  if (response.type === 'reject' || response.type === 'cancel') {
+    const resolution = response.type === 'reject' ? 'rejected' : 'cancelled';
+    const why =
+      response.type === 'reject'
+        ? rationale
+        : response.reason !== undefined
+          ? { rationale: response.reason }
+          : {};
+    return { toolCallId: '', records: [{ ...base, resolution, ...why }], budget: { decision: 'refuse' } };
+  }
+  throw wrongKind(interaction, response.type);
+}
+
 /** The resolution of one response on one interaction; throws, changing nothing, when it does not fit. */
 export function decide(
   run: Run,
@@ -150,7 +204,7 @@ export function decide(
   at: string,
   responder: Responder = USER,
 ): Resolution {
-  const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  const bare = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
   const toolCallId = interaction.toolCallId;
   const asked = interaction.ask !== undefined;
   const given =
@@ -160,6 +214,9 @@ export function decide(
         ? responder.rationale
         : undefined;
   const rationale = given !== undefined ? { rationale: given } : {};
+  const who = run.options.principal;
+  const base = { ...bare, ...(who !== undefined ? { principal: who } : {}) };
+  if (interaction.kind === 'budget') return decideBudget(interaction, response, base, rationale);
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
     toolCallId,
     records: [record],
@@ -188,9 +245,28 @@ export function decide(
     }
     case 'approve': {
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'approve');
+      const quorum = interaction.quorum ?? 1;
+      let counted: { approvals: ApprovalRecord[] } | Record<string, never> = {};
+      if (quorum > 1) {
+        if (response.editedInput !== undefined) {
+          throw new AnswerError(
+            [
+              {
+                path: ['editedInput'],
+                message: `Not allowed on an approval that needs ${quorum} approvers: they approve the same input`,
+              },
+            ],
+            'The approval',
+          );
+        }
+        const approval: ApprovalRecord = { principal: who ?? '(parent agent)', ...rationale, at };
+        const approvals = [...(interaction.approvals ?? []), approval];
+        if (approvals.length < quorum) return { toolCallId, records: [], approval };
+        counted = { approvals };
+      }
       if (response.editedInput === undefined) {
-        const record: ResolvedRecord = { ...base, resolution: 'approved', ...rationale };
-        if (asked) return resumeWith(record, { kind: 'approval', approved: true, ...rationale });
+        const record: ResolvedRecord = { ...base, resolution: 'approved', ...rationale, ...counted };
+        if (asked) return resumeWith(record, { kind: 'approval', approved: true, ...rationale, ...counted });
         return { toolCallId, records: [record], runInput: interaction.input };
       }
       // A model's proposed call is checked against the tool's schema; a tool's own ask is its data.

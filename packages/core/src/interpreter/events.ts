@@ -62,6 +62,9 @@ export function emitResolved(run: Run, record: ResolvedRecord, result: string): 
     decision: decisionOf(record.resolution),
     resolution: record.resolution,
     ...(record.rationale !== undefined ? { rationale: record.rationale } : {}),
+    ...(record.principal !== undefined ? { principal: record.principal } : {}),
+    ...(record.approvals !== undefined ? { approvals: record.approvals } : {}),
+    ...(record.extend !== undefined ? { extend: record.extend } : {}),
     ...(record.editedInput !== undefined ? { editedInput: JSON.parse(record.editedInput) } : {}),
     result,
   });

@@ -8,6 +8,7 @@ import type { AnyFunctionTool, AskResponse, AskSignal, ToolContext } from '../to
 import type { ToolCall } from '../types.js';
 import { ABORTED, abortRace } from './abort.js';
 import { askSignal, isAskSignal } from './ask.js';
+import { spendToolCall } from './budget.js';
 import { contextErrorMessage, guarded, type Settled } from './context-guard.js';
 import { emit } from './events.js';
 import type { Run } from './run.js';
@@ -142,6 +143,7 @@ export async function decideApproval(
 export function startTool(run: Run, toolCallId: string, toolName: string): void {
   emit(run, { type: 'tool_started', toolCallId, toolName });
   run.usage.toolCalls++;
+  spendToolCall(run);
   startToolSpan(run, toolCallId, toolName);
 }
 

@@ -22,6 +22,7 @@ export {
   newRunId,
   now,
   type Run,
+  type RunAccess,
   send,
   stateOf,
 } from './run.js';

@@ -6,6 +6,7 @@ import { ModelError, publicModelMessage } from '../errors.js';
 import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
 import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
+import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
 import { emit, emitResolved } from './events.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
@@ -118,6 +119,7 @@ async function callModel(run: Run): Promise<void> {
     response = await agent.model.generate(modelRequest(run, instructions));
   } catch (error) {
     run.usage.modelCalls++;
+    spendModelCall(run, undefined, 0);
     if (options.signal?.aborted) {
       endSpan({ outcome: 'aborted' });
       return send(run, { type: 'ABORT' });
@@ -128,6 +130,8 @@ async function callModel(run: Run): Promise<void> {
     return send(run, { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message } });
   }
   run.usage.modelCalls++;
+  const costUsd = costOf(run, response);
+  spendModelCall(run, response, costUsd);
   if (options.signal?.aborted) {
     endSpan({ outcome: 'aborted' });
     return send(run, { type: 'ABORT' });
@@ -140,7 +144,13 @@ async function callModel(run: Run): Promise<void> {
   }
   run.usage.inputTokens += response.usage?.inputTokens ?? 0;
   run.usage.outputTokens += response.usage?.outputTokens ?? 0;
-  endSpan(response.usage ? { outcome: 'completed', usage: response.usage } : { outcome: 'completed' });
+  // The cost goes on the span when it is known: priced by the agent, or reported by the adapter.
+  const priced = agent.pricing !== undefined || response.costUsd !== undefined;
+  endSpan({
+    outcome: 'completed',
+    ...(response.usage ? { usage: response.usage } : {}),
+    ...(priced ? { costUsd } : {}),
+  });
   const message = sanitize(response.message, context.modelCalls + 1);
   emit(run, {
     type: 'model_finished',
@@ -178,6 +188,11 @@ export async function driveToRest(run: Run): Promise<void> {
         send(run, { type: 'ABORT' });
         break;
       }
+      const budget = pauseForBudget(run);
+      if (budget) {
+        emit(run, { type: 'interaction_requested', interaction: toPending(budget) });
+        break;
+      }
       if (state === 'callingModel') await callModel(run);
       else {
         await executeStep(run);
@@ -208,6 +223,9 @@ function emitTurnEnd(run: Run): void {
       break;
     case 'maxSteps':
       emit(run, { type: 'turn_max_steps', maxSteps: context.maxSteps });
+      break;
+    case 'budgetExceeded':
+      emit(run, { type: 'turn_budget_exceeded', spent: spentOf(run), limit: limitsOf(run) ?? {} });
       break;
     default:
       emit(run, { type: 'turn_aborted' });

@@ -11,9 +11,10 @@ import {
   type StoredInteraction,
 } from '../machine/index.js';
 import { controlCharacterIn, controlCharacterIssues, controlCharacterMessage } from '../questions/index.js';
+import { checkResponder } from './assignees.js';
 import { childRunFor, childState } from './child.js';
 import { decide, expiredResolution, type Responder, type ResponseInput, USER } from './decide.js';
-import { emitResolved } from './events.js';
+import { emit, emitResolved } from './events.js';
 import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
 import { now, type Run, send, stateOf } from './run.js';
@@ -140,13 +141,16 @@ export function prepareResolutions(
     const owner = context.step!.find(
       (call) => call.status === 'pending' && call.interaction?.id === interaction.id,
     );
-    if (owner) {
+    if (owner || interaction.kind === 'budget') {
       const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
-      prepared.push(
-        expired
-          ? expiredResolution(interaction, at.toISOString())
-          : decide(run, interaction, response, at.toISOString(), responder),
-      );
+      if (expired) {
+        prepared.push(expiredResolution(interaction, at.toISOString()));
+        continue;
+      }
+      if (responder.by === 'user') checkResponder(run, interaction, response.type);
+      // A quorum approval repeated by the same principal is idempotent: nothing new is recorded.
+      if (response.type === 'approve' && repeatsApproval(run, interaction)) continue;
+      prepared.push(decide(run, interaction, response, at.toISOString(), responder));
       continue;
     }
     const parent = context.step!.find(
@@ -160,6 +164,7 @@ export function prepareResolutions(
   for (const [call, childResponses] of routed) {
     const child = childRunFor(run, call.toolName, call.toolCallId, call.child!);
     const resolutions = prepareResolutions(child, childResponses, responder);
+    if (resolutions.length === 0) continue;
     prepared.push({
       toolCallId: call.toolCallId,
       records: resolutions.flatMap((resolution) => resolution.records),
@@ -167,6 +172,16 @@ export function prepareResolutions(
     });
   }
   return prepared;
+}
+
+/** Whether the responder already gave one of the approvals an interaction with a quorum counts. */
+function repeatsApproval(run: Run, interaction: StoredInteraction): boolean {
+  const who = run.options.principal;
+  return (
+    (interaction.quorum ?? 1) > 1 &&
+    who !== undefined &&
+    (interaction.approvals ?? []).some((approval) => approval.principal === who)
+  );
 }
 
 /** Applies prepared resolutions to the machine (children first), with their events. No effect runs. */
@@ -181,8 +196,23 @@ export function applyResolutions(run: Run, prepared: PreparedResolution[]): void
     ? new Map(pendingInteractions(run.state.context).map((item) => [item.id, item]))
     : undefined;
   send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
-  for (const { records, result, child } of resolutions) {
+  for (const { records, result, child, approval, toolCallId } of resolutions) {
     if (child) continue;
+    if (approval) {
+      const interaction = pendingInteractions(run.state.context).find(
+        (item) => item.toolCallId === toolCallId,
+      )!;
+      emit(run, {
+        type: 'approval_recorded',
+        interactionId: interaction.id,
+        toolCallId,
+        principal: approval.principal,
+        ...(approval.rationale !== undefined ? { rationale: approval.rationale } : {}),
+        approvals: interaction.approvals?.length ?? 0,
+        quorum: interaction.quorum ?? 1,
+      });
+      continue;
+    }
     emitResolved(run, records[0]!, result ?? '');
     const interaction = asked?.get(records[0]!.id);
     if (interaction) traceResolved(run, interaction, records[0]!);

@@ -5,7 +5,7 @@
  */
 import { pendingInteractions } from '../machine/index.js';
 import type { Agent } from '../tools/index.js';
-import type { Answers, TurnOptions, TurnResult } from '../types.js';
+import type { Answers, BudgetLimits, TurnOptions, TurnResult } from '../types.js';
 import { beginTurn } from './events.js';
 import { continueTurn } from './loop.js';
 import { applyResolutions, prepareResolutions, type ResponseInput, responseFields } from './resolve.js';
@@ -22,8 +22,10 @@ export async function respond<TOutput>(
   responses: ResponseInput[],
   options: TurnOptions = {},
 ): Promise<TurnResult<TOutput>> {
-  const run = loadRun(agent, snapshot, options);
+  const run = loadRun(agent, snapshot, options, undefined, 'assignee');
   const resolutions = prepareResolutions(run, responses);
+  // Only repeated approvals (a principal that already counted towards a quorum): nothing changes.
+  if (resolutions.length === 0) return resultOf(run, snapshot);
   beginTurn(run, 'respond');
   applyResolutions(run, resolutions);
   return continueTurn(run);
@@ -49,7 +51,7 @@ export async function answerQuestion<TOutput>(
 export async function approve<TOutput>(
   agent: Agent<TOutput>,
   snapshot: string,
-  decision: { id?: string; rationale?: string; editedInput?: unknown } = {},
+  decision: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits } = {},
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
   return respond(agent, snapshot, [{ ...responseFields(decision), type: 'approve' }], options);

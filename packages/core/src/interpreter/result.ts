@@ -5,6 +5,7 @@
 import { StateError } from '../errors.js';
 import { type LoopStateName, pendingInteractions, type StoredInteraction } from '../machine/index.js';
 import type { PendingInteraction, TurnResult, TurnResultFields, TurnStatus } from '../types.js';
+import { limitsOf, spentOf } from './budget.js';
 import { completedOutput } from './output.js';
 import { type Run, stateOf } from './run.js';
 
@@ -21,6 +22,8 @@ export function statusOf(value: LoopStateName): TurnStatus {
       return 'max_steps';
     case 'aborted':
       return 'aborted';
+    case 'budgetExceeded':
+      return 'budget_exceeded';
     default:
       return 'running';
   }
@@ -40,6 +43,10 @@ export function toPending(interaction: StoredInteraction): PendingInteraction {
     payload: payloadOf(interaction),
   };
   if (interaction.ask) pending.askedByTool = true;
+  if (interaction.assignees) pending.assignees = interaction.assignees;
+  if (interaction.quorum !== undefined) pending.quorum = interaction.quorum;
+  if (interaction.allowRequester !== undefined) pending.allowRequester = interaction.allowRequester;
+  if (interaction.approvals) pending.approvals = interaction.approvals;
   return pending;
 }
 
@@ -49,6 +56,8 @@ function payloadOf(interaction: StoredInteraction): PendingInteraction['payload'
       return { questions: interaction.questions ?? [] };
     case 'input':
       return { message: interaction.form?.message ?? '', schema: interaction.form?.schema ?? {} };
+    case 'budget':
+      return interaction.budget!;
     case 'approval':
       return {
         toolName: interaction.toolName,
@@ -85,8 +94,11 @@ export function resultOf<TOutput>(
     messages: context.messages,
     events: run.events,
     usage: run.usage,
+    spend: spentOf(run),
     error: status === 'failed' ? context.error : null,
   };
+  const budget = limitsOf(run);
+  if (budget) result.budget = budget;
   if (typeof snapshot === 'function') lazySnapshot(result, snapshot);
   // The fields agree with `status` (and `output` with the agent's schema), as the union says.
   return result as TurnResult<TOutput>;

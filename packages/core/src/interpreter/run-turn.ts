@@ -90,6 +90,7 @@ export async function runTurn<TOutput>(
     case 'failed':
     case 'aborted':
     case 'maxSteps':
+    case 'budgetExceeded':
       beginTurn(run, 'retry');
       send(run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return continueTurn(run);

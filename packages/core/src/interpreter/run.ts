@@ -6,9 +6,11 @@
 import { StateError, TurnkitError } from '../errors.js';
 import {
   initialState,
+  type LoopContext,
   type LoopEvent,
   type LoopState,
   type LoopStateName,
+  pendingInteractions,
   transition,
 } from '../machine/index.js';
 import {
@@ -21,7 +23,7 @@ import {
   type TranscriptText,
   toBase64url,
 } from '../snapshot/index.js';
-import { type AnyAgent, checkModelSettings } from '../tools/index.js';
+import { type AnyAgent, checkBudget, checkModelSettings } from '../tools/index.js';
 import type { AgentEvent, TelemetrySpan, TraceContext, TurnOptions, TurnUsage } from '../types.js';
 import { decodeFor } from './decode.js';
 
@@ -141,6 +143,7 @@ function checkOptions(options: TurnOptions): TurnOptions {
     throw new TurnkitError('CONFIG_INVALID', '`principal` must be a non-empty string.');
   }
   if (options.modelSettings !== undefined) checkModelSettings('The turn options', options.modelSettings);
+  if (options.budget !== undefined) checkBudget('The turn options', options.budget);
   return options;
 }
 
@@ -163,15 +166,27 @@ export function newRun(agent: AnyAgent, runId: string, context: unknown, options
   };
 }
 
+/**
+ * Who may load a run: its `owner` (the principal that started it, or anyone when it has none), or
+ * also — to see it and respond, DESIGN §20 — an `assignee` of an interaction it waits on.
+ */
+export type RunAccess = 'owner' | 'assignee';
+
 /** Loads a run from a snapshot string. `context`, when given, replaces the stored one. */
-export function loadRun(agent: AnyAgent, snapshot: string, options: TurnOptions, context?: unknown): Run {
+export function loadRun(
+  agent: AnyAgent,
+  snapshot: string,
+  options: TurnOptions,
+  context?: unknown,
+  access: RunAccess = 'owner',
+): Run {
   checkOptions(options);
   const { decoded, transcript } = decodeFor(agent, snapshot);
-  if (
+  const foreign =
     options.principal !== undefined &&
     decoded.principal !== undefined &&
-    decoded.principal !== options.principal
-  ) {
+    decoded.principal !== options.principal;
+  if (foreign && !(access === 'assignee' && assignedIn(decoded.state.context, options.principal!))) {
     throw new StateError(
       'RUN_NOT_FOUND',
       `No run with id ${JSON.stringify(decoded.runId)} is visible to this caller: start one, or use the caller that started it.`,
@@ -193,6 +208,11 @@ export function loadRun(agent: AnyAgent, snapshot: string, options: TurnOptions,
     events: [],
     usage: emptyUsage(),
   };
+}
+
+/** Whether `principal` is an assignee of something the run waits on (a sub-agent's included). */
+function assignedIn(context: LoopContext, principal: string): boolean {
+  return pendingInteractions(context).some((interaction) => interaction.assignees?.includes(principal));
 }
 
 /** Sends an event to the machine: it decides the next state (see machine/transition.ts). */

@@ -7,10 +7,17 @@
  */
 import type { CallResult, StepCall, StepOutcome, StoredInteraction } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
-import type { AnyFunctionTool, QuestionTool } from '../tools/index.js';
+import {
+  type AnyFunctionTool,
+  type AskSignal,
+  assigneesProblem,
+  type QuestionTool,
+  quorumProblem,
+} from '../tools/index.js';
 import type { ToolCall } from '../types.js';
 import { ABORTED, abortRace } from './abort.js';
 import { type AskDraft, askDraft, askResponseFor } from './ask.js';
+import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
 import { now, type Run } from './run.js';
@@ -40,7 +47,12 @@ function unavailableMessage(run: Run, toolName?: string): string {
     : 'No user can answer questions in this run (it is headless). Make reasonable assumptions, state them, and go on.';
 }
 
-function askQuestion(run: Run, tool: QuestionTool, call: ToolCall, notAlone: boolean): CallOutcome {
+async function askQuestion(
+  run: Run,
+  tool: QuestionTool,
+  call: ToolCall,
+  notAlone: boolean,
+): Promise<CallOutcome> {
   if (notAlone) {
     return {
       result: toolErrorResult(
@@ -54,8 +66,19 @@ function askQuestion(run: Run, tool: QuestionTool, call: ToolCall, notAlone: boo
   }
   const parsed = tool.parse(call.function.arguments);
   if (!parsed.ok) return { result: toolErrorResult('invalid_arguments', parsed.message) };
+  const policy = await resolvePolicy(
+    run,
+    tool.name,
+    call.id,
+    { questions: parsed.questions },
+    {
+      ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}),
+    },
+  );
+  if ('result' in policy) return policy;
   return {
     draft: {
+      ...policy.fields,
       kind: 'question',
       questions: parsed.questions,
       limits: tool.limits,
@@ -85,8 +108,46 @@ async function runTool(
     return { result };
   }
   const made = askDraft(run, tool, call.function.arguments, outcome.ask, (ms) => expiresAt(run, ms));
-  if ('result' in made) finishTool(run, call.id, tool.name, made.result);
-  return made;
+  const asked = 'result' in made ? made : await askPolicy(run, tool, call, input, outcome.ask.request, made);
+  if ('result' in asked) finishTool(run, call.id, tool.name, asked.result);
+  return asked;
+}
+
+/** A `ctx.ask`'s own `assignees`, `quorum` and `allowRequester`, resolved onto its interaction. */
+async function askPolicy(
+  run: Run,
+  tool: AnyFunctionTool,
+  call: ToolCall,
+  input: unknown,
+  request: AskSignal['request'],
+  made: { draft: AskDraft },
+): Promise<{ draft: AskDraft } | { result: string }> {
+  const { assignees, quorum, allowRequester } = request ?? {};
+  const problem =
+    (assignees === undefined ? null : assigneesProblem(assignees)) ??
+    (quorum === undefined ? null : quorumProblem(quorum)) ??
+    (allowRequester === undefined || typeof allowRequester === 'boolean' ? null : 'must be a boolean');
+  if (problem) {
+    const field =
+      assignees !== undefined && assigneesProblem(assignees)
+        ? 'assignees'
+        : quorum !== undefined && quorumProblem(quorum)
+          ? 'quorum'
+          : 'allowRequester';
+    return {
+      result: toolErrorResult(
+        'tool_error',
+        `${tool.name} asked the user something it cannot ask: ${field} ${problem}`,
+      ),
+    };
+  }
+  const policy = await resolvePolicy(run, tool.name, call.id, input, {
+    ...(assignees !== undefined ? { assignees } : {}),
+    ...(quorum !== undefined && made.draft.kind === 'approval' ? { quorum } : {}),
+    ...(allowRequester !== undefined ? { allowRequester } : {}),
+  });
+  if ('result' in policy) return policy;
+  return { draft: { ...made.draft, ...policy.fields } };
 }
 
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
@@ -96,8 +157,11 @@ async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promi
     const decision = await decideApproval(run, tool, call, parsed.input);
     if (typeof decision === 'object') return decision;
     if (decision !== false) {
+      const policy = await resolvePolicy(run, tool.name, call.id, parsed.input, tool.approval);
+      if ('result' in policy) return policy;
       return {
         draft: {
+          ...policy.fields,
           kind: 'approval',
           input: call.function.arguments === '' ? '{}' : call.function.arguments,
           ...(typeof decision === 'string' ? { reason: decision } : {}),

@@ -7,6 +7,7 @@
  */
 import { pendingInteractions, type ResolvedRecord, type StoredInteraction } from '../machine/index.js';
 import type { InteractionSpanInfo, SpanOutcome, TelemetrySpan } from '../types.js';
+import { limitsOf, spentOf } from './budget.js';
 import { statusOf } from './result.js';
 import { type Run, stateOf } from './run.js';
 
@@ -96,7 +97,14 @@ export function closeRunSpan(run: Run): void {
   const status = statusOf(stateOf(run));
   const paused = status === 'needs_input';
   const interactionIds = paused ? pendingInteractions(run.state.context).map((item) => item.id) : undefined;
-  span.end({ outcome: status, ...(interactionIds ? { interactionIds } : {}) });
+  // A run's spending goes on its turn span when it is counted against something: a budget or prices.
+  const counted = !run.parent && (limitsOf(run) !== undefined || run.agent.pricing !== undefined);
+  const spend = counted ? spentOf(run) : undefined;
+  span.end({
+    outcome: status,
+    ...(interactionIds ? { interactionIds } : {}),
+    ...(spend ? { spend, costUsd: spend.costUsd } : {}),
+  });
   if (run.parent) return;
   if (paused && span.traceContext) run.trace = span.traceContext;
   else if (!paused) delete run.trace;

@@ -21,7 +21,7 @@ export const SUPERSEDED_RESULT = toolErrorResult(
 
 /** Interactions waiting for a human, in call order, including those of paused sub-agents. */
 export function pendingInteractions(context: LoopContext): StoredInteraction[] {
-  const pending: StoredInteraction[] = [];
+  const pending: StoredInteraction[] = context.budgetPause ? [context.budgetPause] : [];
   for (const call of context.step ?? []) {
     if (call.status !== 'pending') continue;
     if (call.child) pending.push(...pendingInteractions(call.child.context));
@@ -59,6 +59,10 @@ export function withParked(
 
 /** A pending call after a human's resolution. */
 export function withResolution(call: StepCall, resolution: Resolution): StepCall {
+  if (resolution.approval && call.interaction) {
+    const approvals = [...(call.interaction.approvals ?? []), resolution.approval];
+    return { ...call, interaction: { ...call.interaction, approvals } };
+  }
   if (resolution.child) {
     return {
       ...call,

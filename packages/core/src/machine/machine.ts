@@ -9,7 +9,9 @@
  *   callingModel ─OUTPUT_REJECTED→ callingModel (a final answer its `output` schema refused)
  *   settling → executingTools (calls left to run) | waitingInput (a human is needed) | callingModel
  *   waitingInput ─RESPOND→ settling;  completed / failed / maxSteps / aborted rest until
- *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted).
+ *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted, budgetExceeded).
+ *   callingModel / executingTools ─BUDGET_REACHED→ waitingInput (the run's budget, DESIGN §20);
+ *   waitingInput ─RESPOND refusing more budget→ budgetExceeded.
  */
 import { assign, setup } from 'xstate';
 import { guards, INITIAL_CONTEXT, updates } from './rules.js';
@@ -26,6 +28,8 @@ export const agentMachine = setup({
     stepBudgetExhausted: ({ context }) => guards.stepBudgetExhausted(context),
     hasRunnableCalls: ({ context }) => guards.hasRunnableCalls(context),
     hasPendingInteractions: ({ context }) => guards.hasPendingInteractions(context),
+    awaitsBudget: ({ context }) => guards.awaitsBudget(context),
+    budgetRefused: ({ context, event }) => guards.budgetRefused(context, event),
   },
   actions: {
     resetStepBudget: assign(({ context, event }) => updates.resetStepBudget(context, event)),
@@ -38,6 +42,7 @@ export const agentMachine = setup({
     recordError: assign(({ context, event }) => updates.recordError(context, event)),
     recordOutcomes: assign(({ context, event }) => updates.recordOutcomes(context, event)),
     applyResolutions: assign(({ context, event }) => updates.applyResolutions(context, event)),
+    pauseForBudget: assign(({ context, event }) => updates.pauseForBudget(context, event)),
     supersedeOpenCalls: assign(({ context, event }) => updates.supersedeOpenCalls(context, event)),
     flushStepResults: assign(({ context }) => updates.flushStepResults(context)),
   },
@@ -63,17 +68,21 @@ export const agentMachine = setup({
         // The answer and its issues join the transcript; the model tries again (within the budget).
         OUTPUT_REJECTED: { target: 'callingModel', actions: 'rejectOutput' },
         MODEL_FAILED: { target: 'failed', actions: 'recordError' },
+        BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
         ABORT: 'aborted',
       },
     },
     executingTools: {
       on: {
         TOOLS_SETTLED: { target: 'settling', actions: 'recordOutcomes' },
+        BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
         ABORT: 'aborted',
       },
     },
     settling: {
       always: [
+        // Nothing starts while the run waits for more budget, whatever else was answered.
+        { guard: 'awaitsBudget', target: 'waitingInput' },
         { guard: 'hasRunnableCalls', target: 'executingTools' },
         { guard: 'hasPendingInteractions', target: 'waitingInput' },
         { target: 'callingModel', actions: 'flushStepResults' },
@@ -81,7 +90,10 @@ export const agentMachine = setup({
     },
     waitingInput: {
       on: {
-        RESPOND: { target: 'settling', actions: ['resetStepBudget', 'applyResolutions'] },
+        RESPOND: [
+          { guard: 'budgetRefused', target: 'budgetExceeded', actions: 'applyResolutions' },
+          { target: 'settling', actions: ['resetStepBudget', 'applyResolutions'] },
+        ],
         USER_MESSAGE: {
           target: 'callingModel',
           actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
@@ -104,6 +116,16 @@ export const agentMachine = setup({
       },
     },
     aborted: {
+      on: {
+        USER_MESSAGE: {
+          target: 'callingModel',
+          actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+        },
+        RETRY: { target: 'settling', actions: 'resetStepBudget' },
+      },
+    },
+    // Like aborted: an open step stays open until a new message supersedes it or a retry runs it.
+    budgetExceeded: {
       on: {
         USER_MESSAGE: {
           target: 'callingModel',

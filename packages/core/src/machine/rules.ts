@@ -4,7 +4,7 @@
  * builds the XState machine from them, and `transition.ts` follows the same chart with them, so
  * the two can never disagree on what a rule does.
  */
-import type { ToolMessage } from '../types.js';
+import type { BudgetLimits, ToolMessage } from '../types.js';
 import { pendingInteractions, SUPERSEDED_RESULT, withOutcome, withParked, withResolution } from './calls.js';
 import type { LoopContext, LoopEvent, ResolvedRecord, StepCall } from './state.js';
 
@@ -18,7 +18,11 @@ export const guards = {
       (call) => call.status === 'queued' || call.status === 'approved' || call.status === 'resuming',
     ) ?? false,
   hasPendingInteractions: (context: LoopContext) =>
-    context.step?.some((call) => call.status === 'pending') ?? false,
+    context.budgetPause !== undefined || (context.step?.some((call) => call.status === 'pending') ?? false),
+  awaitsBudget: (context: LoopContext) => context.budgetPause !== undefined,
+  budgetRefused: (_context: LoopContext, event: LoopEvent) =>
+    event.type === 'RESPOND' &&
+    event.resolutions.some((resolution) => resolution.budget?.decision === 'refuse'),
 } satisfies Record<string, (context: LoopContext, event: LoopEvent) => boolean>;
 
 /** The machine's updates: each returns the fields of the context it changes. */
@@ -73,19 +77,46 @@ export const updates = {
     };
   },
   applyResolutions: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
-    if (event.type !== 'RESPOND' || !context.step) return {};
-    const byCall = new Map(event.resolutions.map((resolution) => [resolution.toolCallId, resolution]));
-    return {
-      step: context.step.map((call) => {
+    if (event.type !== 'RESPOND') return {};
+    const budget = event.resolutions.find((resolution) => resolution.budget)?.budget;
+    const calls = event.resolutions.filter((resolution) => !resolution.budget);
+    const byCall = new Map(calls.map((resolution) => [resolution.toolCallId, resolution]));
+    const resolved = context.resolved.concat(event.resolutions.flatMap((resolution) => resolution.records));
+    const changes: Partial<LoopContext> = { resolved };
+    if (context.step) {
+      changes.step = context.step.map((call) => {
         const resolution = byCall.get(call.toolCallId);
         return resolution && call.status === 'pending' ? withResolution(call, resolution) : call;
-      }),
-      resolved: context.resolved.concat(event.resolutions.flatMap((resolution) => resolution.records)),
-    };
+      });
+    }
+    if (budget) {
+      changes.budgetPause = undefined;
+      if (budget.decision === 'extend' && budget.extend) {
+        changes.extended = addLimits(context.extended, budget.extend);
+      }
+    }
+    return changes;
   },
+  pauseForBudget: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    event.type === 'BUDGET_REACHED'
+      ? { budgetPause: event.interaction, interactionCount: context.interactionCount + 1 }
+      : {},
   supersedeOpenCalls: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
-    if (event.type !== 'USER_MESSAGE' || !context.step) return {};
+    if (event.type !== 'USER_MESSAGE') return {};
     const records: ResolvedRecord[] = [];
+    const pause = context.budgetPause;
+    if (pause) {
+      records.push({
+        id: pause.id,
+        kind: pause.kind,
+        toolCallId: '',
+        resolution: 'superseded',
+        at: event.at,
+      });
+    }
+    if (!context.step) {
+      return pause ? { budgetPause: undefined, resolved: context.resolved.concat(records) } : {};
+    }
     const step = context.step.map((call): StepCall => {
       if (call.status === 'done') return call;
       const open = call.child
@@ -103,7 +134,7 @@ export const updates = {
         result: SUPERSEDED_RESULT,
       };
     });
-    return { step, resolved: context.resolved.concat(records) };
+    return { step, resolved: context.resolved.concat(records), budgetPause: undefined };
   },
   flushStepResults: (context: LoopContext): Partial<LoopContext> => {
     if (!context.step) return {};
@@ -113,6 +144,15 @@ export const updates = {
     return { messages: context.messages.concat(results), step: null };
   },
 } satisfies Record<string, (context: LoopContext, event: LoopEvent) => Partial<LoopContext>>;
+
+/** Limits plus an extension, per limit (a limit only extended counts from zero). */
+function addLimits(base: BudgetLimits | undefined, extra: BudgetLimits): BudgetLimits {
+  const sum: BudgetLimits = { ...base };
+  for (const key of ['tokens', 'costUsd', 'toolCalls', 'steps'] as const) {
+    if (extra[key] !== undefined) sum[key] = (sum[key] ?? 0) + extra[key];
+  }
+  return sum;
+}
 
 /** A guard's name. */
 export type GuardName = keyof typeof guards;

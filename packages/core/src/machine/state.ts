@@ -5,7 +5,16 @@
  */
 import type { SuperJSONResult } from 'superjson';
 import type { NormalizedAnswer, QuestionLimits } from '../questions/index.js';
-import type { AssistantMessage, ChatMessage, InteractionKind, Question, ResolutionKind } from '../types.js';
+import type {
+  ApprovalRecord,
+  AssistantMessage,
+  BudgetLimits,
+  ChatMessage,
+  InteractionKind,
+  Question,
+  ResolutionKind,
+  Spend,
+} from '../types.js';
 
 /** A pending interaction as stored: model and user values stay JSON text (DESIGN §4). */
 export interface StoredInteraction {
@@ -33,6 +42,16 @@ export interface StoredInteraction {
   form?: { message: string; schema: Record<string, unknown> };
   /** Set when a tool's `ctx.ask` raised it: the tool's state (superjson), handed to its `resume`. */
   ask?: { state: SuperJSONResult | null };
+  /** Who may respond (principals), resolved when it was asked; absent: anyone who sees the run. */
+  assignees?: string[];
+  /** Approvals: distinct principals needed (absent: one). */
+  quorum?: number;
+  /** `false`: the run's own principal may not respond. */
+  allowRequester?: boolean;
+  /** Approvals given so far towards the quorum. */
+  approvals?: ApprovalRecord[];
+  /** Budget interactions: what was spent and the limits reached when it was asked. */
+  budget?: { spent: Spend; limit: BudgetLimits };
 }
 
 /** One tool call of the current step. */
@@ -86,6 +105,12 @@ export interface ResolvedRecord {
   /** Input forms: JSON text of the value given. */
   value?: string;
   rationale?: string;
+  /** Who responded (`TurnOptions.principal`), when known. */
+  principal?: string;
+  /** Approvals with a quorum: every approval that counted, the deciding one last. */
+  approvals?: ApprovalRecord[];
+  /** Budget interactions approved with an extension: what was added to the limits. */
+  extend?: BudgetLimits;
 }
 
 /** Everything the loop knows; the bulk of a snapshot. */
@@ -103,6 +128,12 @@ export interface LoopContext {
   error: { code: string; message: string } | null;
   /** Sub-agents paused under the `parent` policy (absent when none). */
   parked?: ParkedChild[];
+  /** What the run has spent, across turns (absent until it spends anything). */
+  spent?: Spend;
+  /** What budget interactions approved with `extend` added to the limits, in total. */
+  extended?: BudgetLimits;
+  /** The budget interaction the run waits on before its next model call or step (DESIGN §20). */
+  budgetPause?: StoredInteraction;
 }
 
 /** What a tool call came to when the step ran: a result, or an interaction to wait for. */
@@ -131,6 +162,10 @@ export interface Resolution {
   child?: ChildState;
   /** Calls that asked (`ctx.ask`): the response for the tool's `resume`, as JSON text. */
   askResponse?: string;
+  /** An approval short of its quorum: recorded, and the call stays pending. */
+  approval?: ApprovalRecord;
+  /** The budget interaction's decision: go on (with `extend` added to the limits), or stop. */
+  budget?: { decision: 'extend'; extend?: BudgetLimits } | { decision: 'refuse' };
 }
 
 /** Events the interpreter sends. */
@@ -144,6 +179,8 @@ export type LoopEvent =
   | { type: 'RESPOND'; resolutions: Resolution[]; maxSteps: number }
   | { type: 'USER_MESSAGE'; messages: ChatMessage[]; maxSteps: number; at: string }
   | { type: 'RETRY'; maxSteps: number }
+  /** The next model call or step would start past the run's budget: wait for a human's decision. */
+  | { type: 'BUDGET_REACHED'; interaction: StoredInteraction }
   | { type: 'ABORT' };
 
 /** Resting and working state names of {@link agentMachine}. */
@@ -156,4 +193,5 @@ export type LoopStateName =
   | 'completed'
   | 'failed'
   | 'maxSteps'
-  | 'aborted';
+  | 'aborted'
+  | 'budgetExceeded';

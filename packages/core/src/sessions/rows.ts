@@ -6,7 +6,7 @@
  * rewrites them as layout 2 on their next write. Agents that encrypt stay in layout 1.
  */
 import { SnapshotError } from '../errors.js';
-import { decodedOf, encodeRun, loadRun, type Run } from '../interpreter/index.js';
+import { decodedOf, encodeRun, loadRun, type Run, type RunAccess } from '../interpreter/index.js';
 import { encodeParts, openParts, type StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
@@ -45,18 +45,19 @@ export async function readRun(
   agent: AnyAgent,
   runId: string,
   options: TurnOptions,
+  access: RunAccess = 'owner',
 ): Promise<StoredRun | null> {
   if (!hasParts(store)) {
     const row = await store.get(runId);
     if (!row) return null;
-    return { run: loadRun(agent, row.snapshot, options), ...row };
+    return { run: loadRun(agent, row.snapshot, options, undefined, access), ...row };
   }
   const row = await store.getParts(runId);
   if (!row) return null;
   const { version, lease } = row;
   if (!('head' in row)) {
     // Layout 1: the next write rewrites it as layout 2, reusing the transcript's text.
-    const run = loadRun(agent, row.snapshot, options);
+    const run = loadRun(agent, row.snapshot, options, undefined, access);
     const logs: StoredLogs | undefined = run.transcript && {
       layout: 1,
       messages: run.transcript.messages,
@@ -66,7 +67,7 @@ export async function readRun(
     return { run, version, lease, snapshot: row.snapshot, ...(logs ? { logs } : {}) };
   }
   const opened = openParts(row);
-  const run = loadRun(agent, opened.snapshot, options);
+  const run = loadRun(agent, opened.snapshot, options, undefined, access);
   const context = run.state.context;
   if (context.messages.length !== opened.messages || context.resolved.length !== opened.resolved) {
     throw new SnapshotError(

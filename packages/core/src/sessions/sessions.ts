@@ -59,7 +59,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   ): Promise<SessionResult<unknown>> {
     // Copied into plain data first: the repeat check below reads the responses before the run does.
     const responses = checkResponses(given);
-    const loaded = await load(runId, options);
+    const loaded = await load(runId, options, 'assignee');
     if (isClaim(loaded.run) && !leased(loaded)) {
       await recover(loaded);
       return respond(runId, responses, options);
@@ -73,6 +73,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     }
     if (leased(loaded)) throw busy(runId);
     const resolutions = prepareResolutions(loaded.run, responses);
+    // Only repeated approvals (a principal that already counted towards a quorum): nothing changes.
+    if (resolutions.length === 0) return current(loaded);
     beginTurn(loaded.run, 'respond');
     applyResolutions(loaded.run, resolutions);
     let claimed: Claim;
@@ -82,7 +84,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       if (!(error instanceof ConflictError)) throw error;
       // Lost the race to claim, before anything ran: if the winner applied this very decision,
       // answer as a repeat would.
-      const again = await load(runId, options);
+      const again = await load(runId, options, 'assignee');
       if (responses.every((response) => repeatOf(again.run, response) === 'same')) return current(again);
       throw error;
     }
@@ -131,7 +133,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       if (leased(loaded)) throw busy(runId);
       if (isClaim(loaded.run)) return recover(loaded, options);
       const state = stateOf(loaded.run);
-      if (state !== 'failed' && state !== 'aborted' && state !== 'maxSteps') {
+      if (state !== 'failed' && state !== 'aborted' && state !== 'maxSteps' && state !== 'budgetExceeded') {
         throw new StateError(
           'NOT_WAITING',
           `Run ${runId} has nothing to retry (it is ${resultOf(loaded.run, '').status}).`,
@@ -157,7 +159,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       );
     },
     async get(runId, options = {}) {
-      return current(await load(runId, options));
+      return current(await load(runId, options, 'assignee'));
     },
     async sweep(options = {}) {
       const { limit = 100, ...turnOptions } = options;

@@ -5,7 +5,15 @@
  * a background worker (§17). `createSessions` composes them into the public calls.
  */
 import { ConflictError, StateError } from '../errors.js';
-import { beginTurn, driveToRest, newRunId, type Run, resultOf, stateOf } from '../interpreter/index.js';
+import {
+  beginTurn,
+  driveToRest,
+  newRunId,
+  type Run,
+  type RunAccess,
+  resultOf,
+  stateOf,
+} from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
 import type { StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
@@ -53,8 +61,8 @@ export type SessionTurns = ReturnType<typeof sessionTurns>;
 
 /** The claim-and-play steps over `store`, each claim lasting `leaseMs` unless renewed. */
 export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: number) {
-  async function load(runId: string, options: TurnOptions): Promise<Loaded> {
-    const loaded = await readRun(store, agent, runId, options);
+  async function load(runId: string, options: TurnOptions, access: RunAccess = 'owner'): Promise<Loaded> {
+    const loaded = await readRun(store, agent, runId, options, access);
     if (!loaded)
       throw new StateError(
         'RUN_NOT_FOUND',

@@ -16,6 +16,7 @@ export const stateNames = [
   'failed',
   'maxSteps',
   'aborted',
+  'budgetExceeded',
 ] as const;
 
 /** Checks one value at `path`: null when it fits, else what is wrong. Nothing is copied. */
@@ -94,9 +95,33 @@ const question = object({
   multiSelect: boolean,
 });
 
+const nonNegative: Check = (value, path) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? null
+    : fail(path, 'a finite number >= 0', value);
+
+/** Budget limits (DESIGN §20): each optional. */
+const limits = object({
+  tokens: optional(nonNegative),
+  costUsd: optional(nonNegative),
+  toolCalls: optional(nonNegative),
+  steps: optional(nonNegative),
+});
+
+const spend = object({
+  steps: count(0),
+  inputTokens: count(0),
+  outputTokens: count(0),
+  tokens: count(0),
+  toolCalls: count(0),
+  costUsd: nonNegative,
+});
+
+const approval = object({ principal: string, rationale: optional(string), at: string });
+
 const interaction = object({
   id: string,
-  kind: oneOf('question', 'approval', 'input'),
+  kind: oneOf('question', 'approval', 'input', 'budget'),
   toolCallId: string,
   toolName: string,
   agentPath: arrayOf(string),
@@ -111,6 +136,11 @@ const interaction = object({
   reason: optional(string),
   form: optional(object({ message: string, schema: recordOf(any) })),
   ask: optional(object({ state: nullable(superjson) })),
+  assignees: optional(arrayOf(string)),
+  quorum: optional(count(1)),
+  allowRequester: optional(boolean),
+  approvals: optional(arrayOf(approval)),
+  budget: optional(object({ spent: spend, limit: limits })),
 });
 
 // Declared before use through a function, because a sub-agent's state holds a whole loop context.
@@ -139,6 +169,9 @@ const loopContext = object({
   output: nullable(string),
   error: nullable(object({ code: string, message: string })),
   parked: optional(arrayOf(object({ key: string, toolName: string, toolCallId: string, state: childState }))),
+  spent: optional(spend),
+  extended: optional(limits),
+  budgetPause: optional(interaction),
 });
 
 const childStateCheck = object({ value: oneOf(...stateNames), context: loopContext });
@@ -249,12 +282,20 @@ function checkStep(value: LoopStateName, context: LoopContext): string | null {
       return `the sub-agent of ${call.toolCallId} is not waiting`;
     waiting++;
   }
+  if (context.budgetPause) {
+    if (context.budgetPause.kind !== 'budget' || !context.budgetPause.budget) {
+      return 'the budget pause is not a budget interaction';
+    }
+    if (value !== 'waitingInput') return `state ${value} cannot wait on a budget`;
+    waiting++;
+  }
   if (value === 'waitingInput' && waiting === 0) return 'the run waits for input, but nothing is pending';
   if (value === 'idle' || value === 'settling') return `state ${value} is never written to a snapshot`;
-  if ((value === 'executingTools' || value === 'waitingInput') && !context.step) {
+  if ((value === 'executingTools' || value === 'waitingInput') && !context.step && !context.budgetPause) {
     return `state ${value} has no step`;
   }
-  if (context.step && value !== 'executingTools' && value !== 'waitingInput' && value !== 'aborted') {
+  const open = ['executingTools', 'waitingInput', 'aborted', 'budgetExceeded'];
+  if (context.step && !open.includes(value)) {
     return `state ${value} cannot have an open step`;
   }
   return null;

@@ -6,6 +6,7 @@
 import { TurnkitError } from '../errors.js';
 import type { ResponseFormat, ToolSpec } from '../types.js';
 import { answerSubagentTool } from './agent-tool.js';
+import { checkBudget, checkPricing } from './budget-config.js';
 import { toJsonSchema } from './define-tool.js';
 import type { Agent, AgentConfig, Tool } from './definitions.js';
 import { checkModelSettings } from './model-settings.js';
@@ -89,6 +90,8 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
     );
   }
   if (config.modelSettings !== undefined) checkModelSettings(`Agent ${config.name}`, config.modelSettings);
+  if (config.budget !== undefined) checkBudget(`Agent ${config.name}`, config.budget);
+  if (config.pricing !== undefined) checkPricing(`Agent ${config.name}`, config.pricing);
   const responseFormat = responseFormatOf(config);
   const tools = [...(config.tools ?? [])];
   // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this

@@ -8,7 +8,9 @@ import type { z } from 'zod';
 import type { QuestionLimits } from '../questions/index.js';
 import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
 import type {
+  BudgetLimits,
   ModelAdapter,
+  ModelPrice,
   ModelSettings,
   Question,
   QuestionContext,
@@ -70,7 +72,34 @@ export type AskRequest =
   ) & {
     /** The interaction expires this long after it is asked (then `resume` is not called). */
     timeoutMs?: number;
+    /** Who may respond (principals), or a function of the tool's input and context (DESIGN §20). */
+    assignees?: Assignees<never, never>;
+    /** Approvals: how many distinct principals must approve before `resume` runs (default 1). */
+    quorum?: number;
+    /** `false`: the principal that started the run may not respond (four eyes). */
+    allowRequester?: boolean;
   };
+
+/**
+ * Who may respond to an interaction (DESIGN §20): principals (`TurnOptions.principal`, or what an
+ * HTTP handler's `authorize` returned), or a function of the input and the tool's context that
+ * returns them when the interaction is asked. Anyone else gets `NOT_ASSIGNEE`.
+ */
+export type Assignees<Input = unknown, Context = unknown> =
+  | string[]
+  | {
+      pick(input: Input, ctx: ToolContext<Context>): string[] | Promise<string[]>;
+    }['pick'];
+
+/** Who may decide a tool's approvals, and how many of them must approve (DESIGN §20). */
+export interface ApprovalPolicy<Input = unknown, Context = unknown> {
+  /** Who may approve or reject; absent: anyone who can see the run. */
+  assignees?: Assignees<Input, Context>;
+  /** How many distinct principals must approve before the tool runs (default 1); any rejection rejects. */
+  quorum?: number;
+  /** `false`: the principal that started the run may not decide (four eyes). Default `true`. */
+  allowRequester?: boolean;
+}
 
 /** What a tool returns to pause: made by `ctx.ask`, recognised by the loop. Opaque. */
 export interface AskSignal {
@@ -123,6 +152,8 @@ export interface FunctionToolConfig<Input, Output, Context = unknown> {
   timeoutMs?: number;
   /** A pending approval expires (result `approval_timeout`) this long after it was asked. */
   approvalTimeoutMs?: number;
+  /** Who may decide this tool's approvals, and how many must approve (with `needsApproval`). */
+  approval?: ApprovalPolicy<Input, Context>;
   /**
    * The text the model reads when `execute` throws (default: the error's message, which the model
    * needs to recover). Redact here what the model must not see: connection strings, customer data.
@@ -152,6 +183,11 @@ export interface AskUserQuestionOptions {
   timeoutMs?: number;
   /** What an expired question gives the model: a `question_timeout` error, or each question's first option. */
   onExpire?: 'timeout' | 'recommended';
+  /**
+   * Who may answer (principals), or a function of the model's input (`{ questions }`) and the
+   * run's context (DESIGN §20). Absent: anyone who can see the run.
+   */
+  assignees?: Assignees<{ questions: Question[] }>;
 }
 
 /** The question tool, made by {@link askUserQuestion}. */
@@ -162,6 +198,7 @@ export interface QuestionTool {
   limits: QuestionLimits;
   timeoutMs: number | undefined;
   onExpire: 'timeout' | 'recommended';
+  assignees?: Assignees<{ questions: Question[] }, never>;
   spec: ToolSpec;
   schemaHash: string;
   /** Parses and validates the model's raw arguments. */
@@ -184,6 +221,7 @@ export interface AnyFunctionTool {
     | ((input: never, ctx: ToolContext<never>) => boolean | string | Promise<boolean | string>);
   timeoutMs?: number;
   approvalTimeoutMs?: number;
+  approval?: ApprovalPolicy<never, never>;
   errorMessage?: (error: unknown) => string;
   spec: ToolSpec;
   schemaHash: string;
@@ -280,6 +318,19 @@ export interface AgentConfig<TOutput = string> {
   toolErrorMessage?: (error: unknown) => string;
   /** Where the spans of this agent's turns go (e.g. `otelTelemetry()`); a call's own `telemetry` wins. */
   telemetry?: Telemetry;
+  /**
+   * What a run may spend, counted per run across turns (DESIGN §20); a call's `budget` is merged
+   * over it per limit. Before a model call or step that would start past it, the run pauses on an
+   * interaction of kind `budget`: `approve` with `extend` raises it, `reject` ends the turn
+   * `budget_exceeded`.
+   */
+  budget?: BudgetLimits;
+  /**
+   * Prices per model, for the `costUsd` budget: keyed by the model adapter's `name` (or the part
+   * after its last `:`, e.g. `gpt-4o` for `openai:gpt-4o`). Without an entry, the cost the adapter
+   * reports (`ModelResponse.costUsd`) counts, else nothing.
+   */
+  pricing?: Record<string, ModelPrice>;
 }
 
 /** An agent made by {@link defineAgent}; `TOutput` is the type of its completed `TurnResult.output`. */

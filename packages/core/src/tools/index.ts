@@ -6,9 +6,11 @@ export {
   answerInput,
   answerSubagentTool,
 } from './agent-tool.js';
+export { BUDGET_KEYS, budgetProblems, checkBudget, checkPricing, mergeBudgets } from './budget-config.js';
 export { defineAgent } from './define-agent.js';
 export { defineTool, hashSchema } from './define-tool.js';
 export type * from './definitions.js';
 export { checkModelSettings, mergeModelSettings } from './model-settings.js';
+export { assigneesProblem, checkApprovalPolicy, quorumProblem } from './policy.js';
 export { askUserQuestion } from './question-tool.js';
 export { SHELL_ASK_USAGE, type ShellAskToolOptions, shellAskTool, shellWords } from './shell-ask-tool.js';

@@ -2,6 +2,8 @@
  * `askUserQuestion`: the question tool. The model asks the human 1–4 multiple-choice questions and
  * the turn pauses; the questions module parses, validates and formats everything about it.
  */
+
+import { TurnkitError } from '../errors.js';
 import {
   defaultQuestionDescription,
   parseQuestionInput,
@@ -10,6 +12,7 @@ import {
 } from '../questions/index.js';
 import { checkName, hashSchema } from './define-tool.js';
 import type { AskUserQuestionOptions, QuestionTool } from './definitions.js';
+import { assigneesProblem } from './policy.js';
 
 /**
  * The AskUserQuestion tool: the model asks the human 1–4 multiple-choice questions, and the turn
@@ -18,6 +21,8 @@ import type { AskUserQuestionOptions, QuestionTool } from './definitions.js';
 export function askUserQuestion(options: AskUserQuestionOptions = {}): QuestionTool {
   const name = options.name ?? 'AskUserQuestion';
   checkName(name);
+  const assigned = options.assignees === undefined ? null : assigneesProblem(options.assignees);
+  if (assigned) throw new TurnkitError('CONFIG_INVALID', `askUserQuestion ${name}: assignees ${assigned}.`);
   const limits = resolveQuestionLimits(options.limits);
   const description = options.description ?? defaultQuestionDescription(limits);
   const parameters = questionParametersSchema(limits);
@@ -28,6 +33,7 @@ export function askUserQuestion(options: AskUserQuestionOptions = {}): QuestionT
     limits,
     timeoutMs: options.timeoutMs,
     onExpire: options.onExpire ?? 'timeout',
+    ...(options.assignees !== undefined ? { assignees: options.assignees } : {}),
     spec: { type: 'function', function: { name, description, parameters } },
     schemaHash: hashSchema(parameters),
     parse: (rawArguments) => parseQuestionInput(rawArguments, limits),
