@@ -138,7 +138,7 @@ export function prepareResolutions(
       );
     }
     seen.add(interaction.id);
-    const owner = context.step!.find(
+    const owner = context.step?.find(
       (call) => call.status === 'pending' && call.interaction?.id === interaction.id,
     );
     if (owner || interaction.kind === 'budget') {

@@ -4,7 +4,7 @@
  */
 import type { ResponseInput } from '../interpreter/index.js';
 import type { Agent } from '../tools/index.js';
-import type { ChatMessage, TurnOptions, TurnResult } from '../types.js';
+import type { BudgetLimits, ChatMessage, TurnOptions, TurnResult } from '../types.js';
 import type { SnapshotStore } from './store.js';
 
 /** A turn result plus the version under which the store now holds the run. */
@@ -64,9 +64,13 @@ export interface Sessions<TOutput = string> {
     answer: Omit<Extract<ResponseInput, { type: 'answer' }>, 'type'>,
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
+  /**
+   * Approves a pending call (with an approval `quorum`, counts this principal's approval); on a
+   * `budget` interaction, `extend` raises the run's limits before it goes on.
+   */
   approve(
     runId: string,
-    decision?: { id?: string; rationale?: string; editedInput?: unknown },
+    decision?: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits },
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
   reject(
