@@ -12,7 +12,7 @@ import {
   type SpanOutcome,
   type TelemetrySpan,
 } from '../src/index.js';
-import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
+import type { ScriptedStep } from '../src/testing/index.js';
 import { ask, cellLineQuestion, codeOf, expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
 
 const lookup = (id: string) => ({ id, name: 'query_inventory', arguments: { cellLine: 'K562' } });
@@ -210,5 +210,26 @@ describe('budgets', () => {
     expect(ended.find((item) => item.name === 'turn')?.outcome).toMatchObject({
       spend: { steps: 1, tokens: 1000, costUsd: 0.003 },
     });
+  });
+});
+
+describe('budgets after an approval, through sessions', () => {
+  it('takes an approve without id on a budget pause that follows an approved call', async () => {
+    const log: string[] = [];
+    const steps: ScriptedStep[] = [
+      { toolCalls: [{ id: 'c1', name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }] },
+      'done',
+    ];
+    const sessions = createSessions({
+      agent: agentWith(steps, { budget: { steps: 1 } }, log),
+      store: memoryStore(),
+    });
+    const r1 = await sessions.start('thaw one');
+    expect(r1.pendingQuestion?.kind).toBe('approval');
+    const r2 = await sessions.approve(r1.runId);
+    expect(r2.pendingQuestion?.kind).toBe('budget');
+    const r3 = await sessions.approve(r1.runId, { extend: { steps: 1 } });
+    expect(r3.status).toBe('completed');
+    expect(log).toEqual(['K562x1']);
   });
 });

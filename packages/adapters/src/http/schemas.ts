@@ -26,6 +26,7 @@ const questionAnswer = z.union([
 const answers = z.union([z.string(), z.array(questionAnswer), z.record(answerKey, questionAnswer)]);
 const interactionId = z.string().min(1).max(500).optional();
 const note = z.string().max(MAX_NOTE).optional();
+const budgetLimit = z.number().finite().min(0).optional();
 
 /** Builds the body schemas; `clientHeld` adds the required `snapshot`. */
 export function bodySchemas(clientHeld: boolean) {
@@ -37,6 +38,15 @@ export function bodySchemas(clientHeld: boolean) {
       id: interactionId,
       rationale: note,
       editedInput: z.unknown().optional(),
+      // A budget interaction's extension (DESIGN §20): how much to add to each limit.
+      extend: z
+        .strictObject({
+          tokens: budgetLimit,
+          costUsd: budgetLimit,
+          toolCalls: budgetLimit,
+          steps: budgetLimit,
+        })
+        .optional(),
       ...held,
     }),
     reject: z.strictObject({ id: interactionId, rationale: note, ...held }),

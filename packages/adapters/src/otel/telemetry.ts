@@ -154,12 +154,19 @@ class OtelSpan implements TelemetrySpan {
   }
 }
 
-/** What a span came to: `turnkit.outcome`, usage, the interactions a turn paused on, error status. */
+/** What a span came to: `turnkit.outcome`, usage, cost and spend, the interactions a turn paused on, error status. */
 function record(span: Span, outcome: SpanOutcome): void {
   if (outcome.outcome !== undefined) span.setAttribute('turnkit.outcome', outcome.outcome);
   if (outcome.usage) {
     span.setAttribute('gen_ai.usage.input_tokens', outcome.usage.inputTokens);
     span.setAttribute('gen_ai.usage.output_tokens', outcome.usage.outputTokens);
+  }
+  // A model call's cost, and a turn's run totals, when priced or budgeted (DESIGN §20).
+  if (outcome.costUsd !== undefined) span.setAttribute('turnkit.cost_usd', outcome.costUsd);
+  if (outcome.spend) {
+    span.setAttribute('turnkit.spend.steps', outcome.spend.steps);
+    span.setAttribute('turnkit.spend.tokens', outcome.spend.tokens);
+    span.setAttribute('turnkit.spend.tool_calls', outcome.spend.toolCalls);
   }
   if (outcome.interactionIds?.length) span.setAttribute('turnkit.interaction.id', outcome.interactionIds);
   if (outcome.errorCode !== undefined || outcome.outcome === FAILED) {

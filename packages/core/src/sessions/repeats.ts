@@ -17,10 +17,15 @@ export function repeatOf(run: Run, response: ResponseInput): 'same' | 'different
   }
   // Without an id, a response goes to what is pending when something of its kind is; otherwise
   // it can only repeat the latest decision of its kind (a question answered, then an approval asked).
-  const kind = { answer: 'question', input: 'input', approve: 'approval', reject: 'approval', cancel: null }[
-    response.type
-  ];
-  const fits = (item: { kind: string }) => kind === null || item.kind === kind;
+  // Approvals and budgets both take approve and reject.
+  const kinds = {
+    answer: ['question'],
+    input: ['input'],
+    approve: ['approval', 'budget'],
+    reject: ['approval', 'budget'],
+    cancel: null,
+  }[response.type];
+  const fits = (item: { kind: string }) => kinds === null || kinds.includes(item.kind);
   if (pendingInteractions(run.state.context).some(fits)) return null;
   const record = resolved.findLast(fits);
   if (!record) return null;

@@ -77,6 +77,18 @@ function resolved(id: string, kind: InteractionKind, payload: unknown, path: Pat
     case 'input':
       if (payload === undefined) throw invalid(path, "an input form is answered with the form's value");
       return { id, type: 'input', value: payload };
+    case 'budget': {
+      // A budget (DESIGN §20): { approved, extend? } — core checks the extension's limits.
+      if (!isRecord(payload) || typeof payload.approved !== 'boolean') {
+        throw invalid(path, 'a budget is answered with { approved: true | false, extend? }');
+      }
+      if (!payload.approved) return { id, type: 'reject' };
+      return {
+        id,
+        type: 'approve',
+        ...(payload.extend !== undefined ? { extend: payload.extend as Record<string, number> } : {}),
+      };
+    }
   }
 }
 

@@ -60,6 +60,7 @@ const FINISH_REASONS: Record<TurnResult<unknown>['status'], UIFinishReason> = {
   needs_input: 'tool-calls',
   failed: 'error',
   max_steps: 'length',
+  budget_exceeded: 'length',
   aborted: 'other',
   running: 'other',
 };
