@@ -85,6 +85,7 @@ describe('README examples', () => {
       'agent-essentials',
       'ai-sdk-model',
       'background-turns',
+      'budgets',
       'event-log',
       'frontend-ag-ui',
       'frontend-ai-sdk',
@@ -100,6 +101,7 @@ describe('README examples', () => {
       'subagents',
       'tools-that-ask',
       'use-chat',
+      'who-may-answer',
     ]);
   });
 
@@ -144,6 +146,25 @@ describe('README examples', () => {
       'aborted {"thawed":"K562"}',
       'completed Thawed. Shall I label it?',
     ]);
+  });
+
+  it('who-may-answer: a non-assignee is refused; two distinct approvals run the tool', async () => {
+    const lines = (await runExample('who-may-answer')).trim().split('\n');
+    expect(lines).toEqual([
+      "[ 'cfo', 'controller', 'treasurer' ] 2",
+      'NOT_ASSIGNEE',
+      'needs_input 1',
+      'completed',
+    ]);
+  });
+
+  it('budgets: a run past its cost pauses, extend goes on, reject ends budget_exceeded', async () => {
+    const lines = (await runExample('budgets')).trim().split('\n');
+    expect(lines[0]).toBe('completed 0.02');
+    expect(lines[1]).toMatch(
+      /^budget \{"spent":\{"steps":1,.*"costUsd":0\.02\},"limit":\{"costUsd":0\.02\}\}$/,
+    );
+    expect(lines.slice(2)).toEqual(['completed Draft two. { costUsd: 0.04 }', 'budget_exceeded']);
   });
 
   it('sessions: pauses for approval and lets exactly one of two concurrent decisions win', async () => {
