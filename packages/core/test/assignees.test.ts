@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type ApprovalPolicy,
+  agentTool,
   answerQuestion,
   approve,
   askUserQuestion,
@@ -259,5 +260,58 @@ describe('quorum', () => {
     const late = await one.approve(r1.runId, {}, { principal: 'c' });
     expect(late.version).toBe(b.version);
     expect(log).toEqual(['K562x2']);
+  });
+
+  it('keeps the policy and its approvals in the snapshot, and refuses a snapshot that breaks them', async () => {
+    const agent = thawAgent({ assignees: ['a', 'b'], quorum: 2 });
+    const r1 = await runTurn(agent, { input: 'thaw' });
+    const r2 = await approve(agent, r1.snapshot, { rationale: 'yes' }, { principal: 'a' });
+    const stored = JSON.parse(r2.snapshot).state.context.step[0].interaction;
+    expect(stored).toMatchObject({
+      assignees: ['a', 'b'],
+      quorum: 2,
+      approvals: [{ principal: 'a', rationale: 'yes' }],
+    });
+    const broken = (change: (interaction: Record<string, unknown>) => void) => {
+      const envelope = JSON.parse(r2.snapshot);
+      change(envelope.state.context.step[0].interaction);
+      return JSON.stringify(envelope);
+    };
+    for (const snapshot of [
+      broken((interaction) => {
+        interaction.quorum = 0;
+      }),
+      broken((interaction) => {
+        interaction.assignees = 'a';
+      }),
+      broken((interaction) => {
+        interaction.approvals = [{ principal: 7 }];
+      }),
+    ]) {
+      expect(await codeOf(approve(agent, snapshot, {}, { principal: 'b' }))).toBe('SNAPSHOT_INVALID');
+    }
+  });
+
+  it('holds a sub-agent’s approval to its assignees, routed through the parent', async () => {
+    const log: string[] = [];
+    const child = thawAgent({ assignees: ['pi'] }, log);
+    const parent = defineAgent({
+      name: 'lead',
+      instructions: 'Delegate.',
+      model: scriptedModel([
+        { toolCalls: [{ id: 'p1', name: 'lab', arguments: { input: 'thaw two' } }] },
+        'all done',
+      ]),
+      tools: [agentTool(child, { name: 'lab', description: 'The lab' })],
+      budget: { toolCalls: 10 },
+    });
+    const r1 = await runTurn(parent, { input: 'go' }, { principal: 'student' });
+    expect(r1.pendingQuestion).toMatchObject({ agentPath: ['lead', 'lab'], assignees: ['pi'] });
+    expect(await codeOf(approve(parent, r1.snapshot, {}, { principal: 'student' }))).toBe('NOT_ASSIGNEE');
+    const r2 = await approve(parent, r1.snapshot, {}, { principal: 'pi' });
+    expect(r2.status).toBe('completed');
+    expect(log).toEqual(['K562x2']);
+    // The child's tool call counts towards the run: the agent tool's call and the child's own.
+    expect(r2.spend.toolCalls).toBe(2);
   });
 });

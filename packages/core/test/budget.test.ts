@@ -232,4 +232,32 @@ describe('budgets after an approval, through sessions', () => {
     expect(r3.status).toBe('completed');
     expect(log).toEqual(['K562x1']);
   });
+
+  it('refuses a snapshot whose spend or budget pause is malformed', async () => {
+    const agent = agentWith([{ toolCalls: [lookup('c1')] }, 'done'], { budget: { steps: 1 } });
+    const r1 = await runTurn(agent, { input: 'x' });
+    const envelope = JSON.parse(r1.snapshot);
+    expect(envelope.state.context.budgetPause).toMatchObject({
+      kind: 'budget',
+      budget: { limit: { steps: 1 } },
+    });
+    const broken = (change: (context: Record<string, unknown>) => void) => {
+      const copy = JSON.parse(r1.snapshot);
+      change(copy.state.context);
+      return JSON.stringify(copy);
+    };
+    for (const snapshot of [
+      broken((context) => {
+        context.spent = { steps: -1 };
+      }),
+      broken((context) => {
+        (context.budgetPause as { kind: string }).kind = 'approval';
+      }),
+      broken((context) => {
+        context.extended = { steps: 'many' };
+      }),
+    ]) {
+      expect(await codeOf(approve(agent, snapshot, { extend: { steps: 1 } }))).toBe('SNAPSHOT_INVALID');
+    }
+  });
 });

@@ -79,7 +79,8 @@ export function spendToolCall(run: Run): void {
 function startingToolCalls(run: Run): number {
   let count = 0;
   for (const call of run.state.context.step ?? []) {
-    if (call.status !== 'queued' && call.status !== 'approved' && call.status !== 'resuming') continue;
+    // A resuming call (an answered ask, a sub-agent going on) was counted when it first started.
+    if (call.status !== 'queued' && call.status !== 'approved') continue;
     if (run.agent.toolIndex.get(call.toolName)?.kind === 'function') count++;
   }
   return count;

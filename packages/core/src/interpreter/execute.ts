@@ -85,7 +85,7 @@ export async function execute(
   const timeout = tool.timeoutMs === undefined ? null : AbortSignal.timeout(tool.timeoutMs);
   const signals = [turnSignal, timeout].filter((signal): signal is AbortSignal => signal != null);
   const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
-  startTool(run, call.id, tool.name);
+  startTool(run, call.id, tool.name, options.response !== undefined);
   const ctx = toolContext(run, call.id, signal);
   const { response, editedInput } = options;
   const work = guarded(run, () =>
@@ -139,11 +139,14 @@ export async function decideApproval(
   return settled.value as boolean | string;
 }
 
-/** Counts a call that starts running and emits `tool_started`. */
-export function startTool(run: Run, toolCallId: string, toolName: string): void {
+/**
+ * Counts a call that starts running and emits `tool_started`. A call that `resumed` (its `resume`
+ * after an ask, or its paused sub-agent going on) is the same call: the run's budget counts it once.
+ */
+export function startTool(run: Run, toolCallId: string, toolName: string, resumed = false): void {
   emit(run, { type: 'tool_started', toolCallId, toolName });
   run.usage.toolCalls++;
-  spendToolCall(run);
+  if (!resumed) spendToolCall(run);
   startToolSpan(run, toolCallId, toolName);
 }
 

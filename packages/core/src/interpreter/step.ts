@@ -194,7 +194,7 @@ async function runCall(
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
   if (tool.builtin === 'answer_subagent') return runAnswerSubagent(run, tool, call, drive);
   if (tool.subagent) {
-    startTool(run, call.id, tool.name);
+    startTool(run, call.id, tool.name, stepCall.status === 'resuming');
     const outcome = await runSubagentCall(
       run,
       tool,
