@@ -314,4 +314,60 @@ describe('quorum', () => {
     // The child's tool call counts towards the run: the agent tool's call and the child's own.
     expect(r2.spend.toolCalls).toBe(2);
   });
+
+  it('counts a quorum on a tool’s own ctx.ask approval before its resume runs', async () => {
+    const resumed: unknown[] = [];
+    const wire = defineTool({
+      name: 'wire',
+      description: 'Wire money',
+      input: z.object({ amount: z.number() }),
+      execute: (_input, ctx) =>
+        ctx.ask({ approval: { reason: 'Wire it' }, quorum: 2, allowRequester: false }, null),
+      resume: (_input, response) => {
+        resumed.push(response);
+        return 'wired';
+      },
+    });
+    const agent = defineAgent({
+      name: 'bank',
+      instructions: 'Bank.',
+      model: scriptedModel([{ toolCalls: [{ id: 'c1', name: 'wire', arguments: { amount: 9 } }] }, 'ok']),
+      tools: [wire],
+    });
+    const r1 = await runTurn(agent, { input: 'wire' }, { principal: 'clerk' });
+    expect(r1.pendingQuestion).toMatchObject({ quorum: 2, allowRequester: false });
+    expect(await codeOf(approve(agent, r1.snapshot, {}, { principal: 'clerk' }))).toBe('NOT_ASSIGNEE');
+    expect(await codeOf(approve(agent, r1.snapshot, {}, { principal: 'x' }))).toBe('RUN_NOT_FOUND');
+
+    const bad = defineTool({
+      name: 'wire',
+      description: 'Wire money',
+      input: z.object({ amount: z.number() }),
+      execute: (_input, ctx) => ctx.ask({ approval: { reason: 'Wire it' }, quorum: 0 }, null),
+      resume: () => 'never',
+    });
+    const refused = await runTurn(
+      defineAgent({
+        name: 'bank',
+        instructions: 'Bank.',
+        model: scriptedModel([{ toolCalls: [{ id: 'c1', name: 'wire', arguments: { amount: 9 } }] }, 'ok']),
+        tools: [bad],
+      }),
+      { input: 'wire' },
+    );
+    expect(toolResults(refused).c1).toContain('quorum must be an integer >= 1');
+
+    const open = await runTurn(agent, { input: 'wire' });
+    const first = await approve(agent, open.snapshot, { rationale: 'one' }, { principal: 'a' });
+    expect(resumed).toEqual([]);
+    const second = await approve(agent, first.snapshot, { rationale: 'two' }, { principal: 'b' });
+    expect(toolResults(second).c1).toBe('wired');
+    expect(resumed).toEqual([
+      expect.objectContaining({
+        kind: 'approval',
+        approved: true,
+        approvals: [expect.objectContaining({ principal: 'a' }), expect.objectContaining({ principal: 'b' })],
+      }),
+    ]);
+  });
 });

@@ -123,17 +123,17 @@ async function askPolicy(
   made: { draft: AskDraft },
 ): Promise<{ draft: AskDraft } | { result: string }> {
   const { assignees, quorum, allowRequester } = request ?? {};
-  const problem =
-    (assignees === undefined ? null : assigneesProblem(assignees)) ??
-    (quorum === undefined ? null : quorumProblem(quorum)) ??
-    (allowRequester === undefined || typeof allowRequester === 'boolean' ? null : 'must be a boolean');
-  if (problem) {
-    const field =
-      assignees !== undefined && assigneesProblem(assignees)
-        ? 'assignees'
-        : quorum !== undefined && quorumProblem(quorum)
-          ? 'quorum'
-          : 'allowRequester';
+  const problems: [string, string | null][] = [
+    ['assignees', assignees === undefined ? null : assigneesProblem(assignees)],
+    ['quorum', quorum === undefined ? null : quorumProblem(quorum)],
+    [
+      'allowRequester',
+      allowRequester === undefined || typeof allowRequester === 'boolean' ? null : 'must be a boolean',
+    ],
+  ];
+  const found = problems.find(([, problem]) => problem !== null);
+  if (found) {
+    const [field, problem] = found;
     return {
       result: toolErrorResult(
         'tool_error',

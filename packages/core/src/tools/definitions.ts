@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { QuestionLimits } from '../questions/index.js';
 import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
 import type {
+  ApprovalRecord,
   BudgetLimits,
   ModelAdapter,
   ModelPrice,
@@ -115,7 +116,15 @@ export type AnsweredQuestion = { selected: string[]; other?: string; note?: stri
 export type AskResponse<State = unknown> =
   /** Answers keyed by question header. */
   | { kind: 'question'; answers: Record<string, AnsweredQuestion>; state: State }
-  | { kind: 'approval'; approved: boolean; rationale?: string; editedInput?: unknown; state: State }
+  | {
+      kind: 'approval';
+      approved: boolean;
+      rationale?: string;
+      editedInput?: unknown;
+      /** With a `quorum`: every approval that counted (principal, rationale, time). */
+      approvals?: ApprovalRecord[];
+      state: State;
+    }
   /** The form's value, validated against its schema. */
   | { kind: 'input'; value: unknown; state: State };
 
