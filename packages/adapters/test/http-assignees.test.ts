@@ -66,5 +66,7 @@ describe('HTTP: assignees and budgets', () => {
     expect(extended.status).toBe(200);
     expect(extended.body.pending, JSON.stringify(extended.body)).toEqual([]);
     expect(extended.body.status).toBe('completed');
+    expect(extended.body.budget).toEqual({ steps: 2 });
+    expect(extended.body.spend).toMatchObject({ steps: 2, toolCalls: 1 });
   });
 });

@@ -7,8 +7,10 @@
  */
 import type {
   AgentEvent,
+  BudgetLimits,
   ChatMessage,
   PendingInteraction,
+  Spend,
   TurnResult,
   TurnStatus,
   TurnUsage,
@@ -37,6 +39,9 @@ export interface RunView {
   messageCount?: number;
   /** Work done by this request. */
   usage: TurnUsage;
+  /** A run with a budget (DESIGN §20): what it has spent across turns, and its limits now. */
+  spend?: Spend;
+  budget?: BudgetLimits;
   /**
    * `seq` of the last event this request produced, or null when it produced none. A client that
    * also listens to the event stream can drop stream events with a `seq` at or below it.
@@ -69,6 +74,10 @@ export function toView(
     lastSeq: result.events.at(-1)?.seq ?? null,
   };
   if (options.messages) view.messages = result.messages;
+  if (result.budget) {
+    view.spend = result.spend;
+    view.budget = result.budget;
+  }
   if (result.version !== undefined) view.version = result.version;
   if (options.snapshot) view.snapshot = result.snapshot;
   if (options.eventsToken !== undefined) view.eventsToken = options.eventsToken;
