@@ -179,6 +179,11 @@ describe('budgets', () => {
     const r1 = await runTurn(agent, { input: 'x' });
     expect(await codeOf(approve(agent, r1.snapshot, { extend: { steps: -2 } }))).toBe('ANSWER_INVALID');
     expect(await codeOf(approve(agent, r1.snapshot, { editedInput: {} }))).toBe('ANSWER_INVALID');
+    const approval = agentWith([
+      { toolCalls: [{ id: 'c1', name: 'record_thaw', arguments: { cellLine: 'K562', vials: 1 } }] },
+    ]);
+    const asked = await runTurn(approval, { input: 'thaw' });
+    expect(await codeOf(approve(approval, asked.snapshot, { extend: { steps: 1 } }))).toBe('ANSWER_INVALID');
   });
 
   it('pauses and extends through sessions, in a fresh sessions object', async () => {

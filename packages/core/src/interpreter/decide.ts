@@ -245,6 +245,12 @@ export function decide(
     }
     case 'approve': {
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'approve');
+      if (response.extend !== undefined) {
+        throw new AnswerError(
+          [{ path: ['extend'], message: 'Only a budget interaction takes `extend`; this is an approval' }],
+          'The approval',
+        );
+      }
       const quorum = interaction.quorum ?? 1;
       let counted: { approvals: ApprovalRecord[] } | Record<string, never> = {};
       if (quorum > 1) {
