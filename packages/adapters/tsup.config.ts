@@ -1,43 +1,73 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  // The dist file names are those of the exports map in package.json.
-  entry: {
-    index: 'src/index.ts',
-    openai: 'src/models/openai/index.ts',
-    file: 'src/stores/file-store.ts',
-    redis: 'src/stores/redis-store.ts',
-    postgres: 'src/stores/postgres-store.ts',
-    events: 'src/events/jsonl-event-log.ts',
-    http: 'src/http/public.ts',
-    'ai-sdk': 'src/protocols/ai-sdk-ui/index.ts',
-    'ai-sdk-client': 'src/protocols/ai-sdk-ui/client.ts',
-    'ag-ui': 'src/protocols/ag-ui/index.ts',
-    mcp: 'src/protocols/mcp/index.ts',
-    otel: 'src/otel/index.ts',
-    queue: 'src/queue/index.ts',
+/** The entry points, by the dist names of the exports map in package.json (test/exports.test.ts reads them). */
+export const entry = {
+  index: 'src/index.ts',
+  openai: 'src/models/openai/index.ts',
+  file: 'src/stores/file-store.ts',
+  redis: 'src/stores/redis-store.ts',
+  postgres: 'src/stores/postgres-store.ts',
+  events: 'src/events/jsonl-event-log.ts',
+  http: 'src/http/public.ts',
+  'ai-sdk': 'src/protocols/ai-sdk-ui/index.ts',
+  'ai-sdk-client': 'src/protocols/ai-sdk-ui/client.ts',
+  'ag-ui': 'src/protocols/ag-ui/index.ts',
+  mcp: 'src/protocols/mcp/index.ts',
+  otel: 'src/otel/index.ts',
+  queue: 'src/queue/index.ts',
+};
+
+/**
+ * Three builds, as in core (DESIGN §18, §19):
+ * - ESM, one file per source module (`dist/esm/**`, the exports map points each entry at its
+ *   module): a bundler keeps only the modules a program reaches (`sideEffects: false`), and
+ *   `@noble/hashes` stays an import, shared with core in a user's bundle.
+ * - CommonJS, bundled, with the pure-JS HMAC inside: @noble/* are ESM only, and a CommonJS
+ *   `require` of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20.
+ * - The declarations.
+ * The handler and its protocol mounts import no Node module (DESIGN §18). The Node-only files (file
+ * store, stdio MCP) keep the `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for
+ * Workers and Edge see their built-ins for what they are. The optional peers and core stay imports,
+ * never bundled: the user's copy is the one used.
+ */
+const external = [
+  '@turnkit/core',
+  'openai',
+  'ioredis',
+  'pg',
+  'bullmq',
+  /^@modelcontextprotocol\//,
+  '@ai-sdk/provider',
+  '@opentelemetry/api',
+];
+
+export default defineConfig([
+  {
+    entry: ['src/**/*.ts'],
+    outDir: 'dist/esm',
+    format: ['esm'],
+    bundle: false,
+    clean: true,
+    sourcemap: true,
+    target: 'node20',
+    removeNodeProtocol: false,
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  // The handler and its protocol mounts import no Node module (DESIGN §18). The Node-only files
-  // (file store, stdio MCP) keep the `node:` prefix in dist, so bundlers for Workers and Edge see
-  // their built-ins for what they are.
-  removeNodeProtocol: false,
-  // The pure-JS HMAC ships inside dist, as in core: @noble/* are ESM only, and a CommonJS `require`
-  // of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20.
-  noExternal: [/^@noble\//],
-  // The optional peers and core stay imports, never bundled: the user's copy is the one used.
-  external: [
-    '@turnkit/core',
-    'openai',
-    'ioredis',
-    'pg',
-    'bullmq',
-    /^@modelcontextprotocol\//,
-    '@ai-sdk/provider',
-    '@opentelemetry/api',
-  ],
-});
+  {
+    entry,
+    format: ['cjs'],
+    // dist/esm is the other build's: this one cleans everything else.
+    clean: ['!esm/**'],
+    sourcemap: true,
+    target: 'node20',
+    removeNodeProtocol: false,
+    noExternal: [/^@noble\//],
+    external,
+  },
+  {
+    entry,
+    format: ['esm', 'cjs'],
+    dts: { only: true },
+    target: 'node20',
+    external,
+  },
+]);

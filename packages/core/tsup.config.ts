@@ -1,16 +1,44 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  // Core imports no Node module (DESIGN §18, test/portability.test.ts). Should one ever slip in, it
-  // keeps its `node:` prefix in dist, so bundlers for Workers and Edge see it for what it is.
-  removeNodeProtocol: false,
-  // The pure-JS crypto ships inside dist: @noble/* are ESM only, and a CommonJS `require` of ESM
-  // needs Node 20.19 / 22.12, while core promises every Node 20.
-  noExternal: [/^@noble\//],
-});
+/**
+ * Three builds (DESIGN §18, §19):
+ * - ESM, one file per source module (`dist/esm/**`): bundlers drop every module a program does not
+ *   reach (`sideEffects: false`), which a single bundled file would keep half of, and `@noble/*`
+ *   stay imports, so core and the adapters share one copy of them in a user's bundle.
+ * - CommonJS, bundled, with the pure-JS crypto inside: @noble/* are ESM only, and a CommonJS
+ *   `require` of ESM needs Node 20.19 / 22.12, while core promises every Node 20.
+ * - The declarations (`.d.ts` for `import`, `.d.cts` for `require`).
+ * Core imports no Node module (DESIGN §18, test/portability.test.ts). Should one ever slip in, it
+ * keeps its `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for Workers and Edge
+ * see it for what it is.
+ */
+const entry = { index: 'src/index.ts', testing: 'src/testing/index.ts' };
+
+export default defineConfig([
+  {
+    entry: ['src/**/*.ts'],
+    outDir: 'dist/esm',
+    format: ['esm'],
+    bundle: false,
+    clean: true,
+    sourcemap: true,
+    target: 'node20',
+    removeNodeProtocol: false,
+  },
+  {
+    entry,
+    format: ['cjs'],
+    // dist/esm is the other build's: this one cleans everything else.
+    clean: ['!esm/**'],
+    sourcemap: true,
+    target: 'node20',
+    removeNodeProtocol: false,
+    noExternal: [/^@noble\//],
+  },
+  {
+    entry,
+    format: ['esm', 'cjs'],
+    dts: { only: true },
+    target: 'node20',
+  },
+]);

@@ -5,7 +5,7 @@
  * read from the source file its tsup entry builds, so a moved entry is caught too.
  */
 import { describe, expect, it } from 'vitest';
-import config from '../tsup.config.js';
+import { entry } from '../tsup.config.js';
 
 /** Subpath (as in package.json `exports`) → its dist name (a tsup entry) and its runtime names. */
 const SUBPATHS: Record<string, { entry: string; names: string[] }> = {
@@ -73,7 +73,7 @@ const SUBPATHS: Record<string, { entry: string; names: string[] }> = {
 };
 
 /** The tsup entries: dist name → source file. */
-const entries = (config as { entry: Record<string, string> }).entry;
+const entries: Record<string, string> = entry;
 
 describe('the public subpaths of @turnkit/adapters', () => {
   it('builds one entry per subpath, no more', () => {
