@@ -7,8 +7,10 @@
  * reports the "handler alone" case ({@link workersBundle}): TurnKit's own code against the 40 KB
  * min+gzip goal, and the minified bytes of each dependency apart (esbuild's metafile).
  *
- * `npm run bench:bundle [-- <adapters dist>]`: pass another build's `dist` (e.g. one made from an
- * earlier commit) to compare; a build without the mount factories is given the old object form.
+ * The quickstart imports the packages as a user does (their exports maps, so the ESM build).
+ * `npm run bench:bundle [-- <adapters dist>]`: pass another build's `dist` with `http.js` at its top
+ * (one made from an earlier commit) to compare; a build without the mount factories is given the
+ * old object form.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -17,9 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-const dist = resolve(
-  process.argv[2] ?? fileURLToPath(new URL('../../packages/adapters/dist', import.meta.url)),
-);
+/** Another build's adapters `dist` to measure, or none: the workspace's packages, as a user imports them. */
+const dist = process.argv[2] ? resolve(process.argv[2]) : undefined;
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const NODE = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 const DEPENDENCIES = [
@@ -34,24 +35,30 @@ const DEPENDENCIES = [
 ];
 
 type Protocol = 'aiSdk' | 'agUi' | 'mcp';
-const FACTORY: Record<Protocol, { file: string; name: string; path: string }> = {
-  aiSdk: { file: 'ai-sdk.js', name: 'aiSdkProtocol', path: '/chat' },
-  agUi: { file: 'ag-ui.js', name: 'agUiProtocol', path: '/ag-ui' },
-  mcp: { file: 'mcp.js', name: 'mcpProtocol', path: '/mcp' },
+const FACTORY: Record<Protocol, { subpath: string; name: string; path: string }> = {
+  aiSdk: { subpath: 'ai-sdk', name: 'aiSdkProtocol', path: '/chat' },
+  agUi: { subpath: 'ag-ui', name: 'agUiProtocol', path: '/ag-ui' },
+  mcp: { subpath: 'mcp', name: 'mcpProtocol', path: '/mcp' },
 };
+
+/** Where the quickstart imports an adapters subpath from: the package, or `dist/<subpath>.js` of another build. */
+function adapters(subpath: string): string {
+  return JSON.stringify(dist ? resolve(dist, `${subpath}.js`) : `@turnkit/adapters/${subpath}`);
+}
+
 /** Whether this build hands mounts in (`protocols: [...]`) or takes the old object form. */
-const mountsHandedIn = readFileSync(resolve(dist, 'ai-sdk.js'), 'utf8').includes('aiSdkProtocol');
+const mountsHandedIn = !dist || readFileSync(resolve(dist, 'ai-sdk.js'), 'utf8').includes('aiSdkProtocol');
 
 /** The README's minimal client-held handler, with these protocols mounted. */
 function entry(protocols: Protocol[]): string {
   const lines = [
     "import { defineAgent } from '@turnkit/core';",
-    `import { createHandler } from ${JSON.stringify(resolve(dist, 'http.js'))};`,
+    `import { createHandler } from ${adapters('http')};`,
   ];
   let mounts = '';
   if (mountsHandedIn) {
     for (const p of protocols) {
-      lines.push(`import { ${FACTORY[p].name} } from ${JSON.stringify(resolve(dist, FACTORY[p].file))};`);
+      lines.push(`import { ${FACTORY[p].name} } from ${adapters(FACTORY[p].subpath)};`);
     }
     mounts = `[${protocols.map((p) => `${FACTORY[p].name}()`).join(', ')}]`;
   } else {
@@ -91,6 +98,9 @@ async function gzipped(source: string, external: string[]): Promise<Bundled> {
     logLevel: 'silent',
     external,
     metafile: true,
+    // No tsconfig: the workspace's `paths` (adapters type-check against core's source) would make
+    // esbuild bundle core's source beside its dist; a user's bundler sees only the packages.
+    tsconfigRaw: '{}',
   });
   const code = result.outputFiles[0]!.contents;
   const byPackage: Record<string, number> = {};
@@ -103,10 +113,18 @@ async function gzipped(source: string, external: string[]): Promise<Bundled> {
   return { min: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, byPackage };
 }
 
-/** The Workers quickstart bundle (the README's minimal handler): TurnKit's own code, and all of it. */
-export async function workersBundle(): Promise<{ own: Bundled; all: Bundled }> {
+/**
+ * The Workers quickstart bundle (the README's minimal handler): TurnKit's own code; its own code with
+ * the @noble crypto it depends on (core and the adapters import one shared copy); and all of it.
+ */
+export async function workersBundle(): Promise<{ own: Bundled; ownAndNoble: Bundled; all: Bundled }> {
   const source = entry([]);
-  return { own: await gzipped(source, [...NODE, ...DEPENDENCIES]), all: await gzipped(source, NODE) };
+  const notNoble = DEPENDENCIES.filter((name) => name !== '@noble/*');
+  return {
+    own: await gzipped(source, [...NODE, ...DEPENDENCIES]),
+    ownAndNoble: await gzipped(source, [...NODE, ...notNoble]),
+    all: await gzipped(source, NODE),
+  };
 }
 
 const CASES: Array<[string, Protocol[]]> = [
@@ -118,10 +136,12 @@ const CASES: Array<[string, Protocol[]]> = [
 ];
 
 async function main(): Promise<void> {
-  if (!existsSync(resolve(dist, 'http.js')))
+  if (dist && !existsSync(resolve(dist, 'http.js')))
     throw new Error(`no built adapters at ${dist}: run npx turbo run build`);
   const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`.padStart(9);
-  console.log(`adapters: ${dist} (${mountsHandedIn ? 'protocols: [mounts]' : 'protocols: { object form }'})`);
+  console.log(
+    `adapters: ${dist ?? '@turnkit/adapters'} (${mountsHandedIn ? 'protocols: [mounts]' : 'protocols: { object form }'})`,
+  );
   console.log(
     `${'bundle'.padEnd(15)} ${'own min'.padStart(9)} ${'own gzip'.padStart(9)} ${'all min'.padStart(9)} ${'all gzip'.padStart(9)}`,
   );

@@ -2,7 +2,8 @@
  * DESIGN §18 in `npm run bench`: cold start per runtime — process start to first HTTP response of
  * the app the runtime tests serve (tests/runtimes), each runtime from its npm package — and the
  * Workers quickstart bundle: TurnKit's own code against the 40 KB min+gzip goal, with zod, xstate,
- * hono and superjson reported apart.
+ * hono and superjson reported apart, and @noble (a dependency of core and the adapters since they
+ * ship one module per file) both apart and added to TurnKit's code.
  */
 import { buildApps, RUNTIMES, serve } from '../../tests/runtimes/servers.js';
 import { workersBundle } from './bundle-size.js';
@@ -39,13 +40,16 @@ export function reportRuntimes(result: RuntimesResult): Goal[] {
   for (const [name, timing] of Object.entries(result.coldStartMs)) {
     console.log(`  ${name.padEnd(13)} ${ms(timing.medianMs)}`);
   }
-  const { own, all } = result.workers;
+  const { own, ownAndNoble, all } = result.workers;
   const parts = Object.entries(all.byPackage)
     .sort((a, b) => b[1] - a[1])
     .map(([name, bytes]) => `${name} ${size(bytes)}`)
     .join(', ');
   console.log('Workers quickstart bundle (esbuild, platform=browser, minified)');
   console.log(`  TurnKit's own code: ${size(own.min)} min, ${size(own.gzip)} min+gzip`);
+  console.log(
+    `  with the @noble crypto it depends on: ${size(ownAndNoble.min)} min, ${size(ownAndNoble.gzip)} min+gzip`,
+  );
   console.log(
     `  everything: ${size(all.min)} min, ${size(all.gzip)} min+gzip; minified by package: ${parts}`,
   );

@@ -45,9 +45,19 @@ export const RUNTIMES: Runtime[] = [
   { name: 'node', command: (port) => [process.execPath, join(here, 'dist/node.js'), String(port)] },
 ];
 
-/** Bundles app/ for each runtime into dist/ (Bun runs the TypeScript itself). */
+/**
+ * Bundles app/ for each runtime into dist/ (Bun runs the TypeScript itself). No tsconfig: the
+ * adapters' `paths` (core's source, for their type-check) would reach into their dist files, and a
+ * user's bundler sees only the built packages.
+ */
 export async function buildApps(): Promise<void> {
-  const browser = { bundle: true, platform: 'browser', minify: true, logLevel: 'error' } as const;
+  const browser = {
+    bundle: true,
+    platform: 'browser',
+    minify: true,
+    logLevel: 'error',
+    tsconfigRaw: '{}',
+  } as const;
   await Promise.all([
     build({
       ...browser,
@@ -77,6 +87,7 @@ export async function buildApps(): Promise<void> {
       format: 'esm',
       packages: 'external',
       logLevel: 'error',
+      tsconfigRaw: '{}',
       outfile: join(here, 'dist/node.js'),
     }),
   ]);
