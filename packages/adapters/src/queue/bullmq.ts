@@ -83,6 +83,9 @@ async function loadBullmq(): Promise<typeof import('bullmq')> {
  * stalled-job check delivers the job again and the run's lease rules decide what the next worker
  * does.
  *
+ * Node only: BullMQ runs on ioredis (TCP sockets) and Node's timers and events, which Workers and
+ * Edge runtimes lack.
+ *
  * @example
  * const queue = bullmqQueue({ connection: { host: '127.0.0.1', port: 6379 } });
  * const handler = createHandler({ agent, store, queue }); // Prefer: respond-async → 202

@@ -77,6 +77,9 @@ const defaultOnError = (error: unknown, job?: TurnJob) =>
  * policy and then kept as a dead letter (`queue.deadLetters()`); its run stays claimed and is
  * played by its next request or `sessions.retry`.
  *
+ * Node only: a worker is a long-lived process consuming a queue, which a serverless function (ended
+ * after its response) is not.
+ *
  * @example
  * const queue = bullmqQueue({ connection: { host: '127.0.0.1', port: 6379 } });
  * createWorker({ agent, store: redisStore(redis), queue, eventHub: redisEventHub(redis) });

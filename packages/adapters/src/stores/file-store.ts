@@ -94,6 +94,9 @@ const READ_ATTEMPTS = 50;
  *   `TurnkitError` `CONFIG_INVALID`: no run id can reach outside `dir`.
  * - `listExpired` reads every run's latest version: fine for the embedded use this store is for.
  *
+ * Node only: it reads and writes files with `node:fs` (exclusive creates, fsync, links), which
+ * Workers and Edge runtimes lack.
+ *
  * @param dir Folder for the runs; created (recursively) on first write.
  */
 export function fileStore(dir: string, options: FileStoreOptions = {}): SnapshotStore {

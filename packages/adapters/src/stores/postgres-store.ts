@@ -112,6 +112,9 @@ interface ReadRow {
  * and logs always come from one version. Texts are stored as `text`: TurnKit snapshots are JSON,
  * whose escapes keep NUL and lone surrogates out.
  *
+ * Node only: node-postgres talks to PostgreSQL over TCP sockets (`node:net`, `node:tls`), which
+ * Workers and Edge runtimes lack.
+ *
  * @param pool A `pg.Pool` (or anything with its `query`); the store never ends it.
  */
 export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions = {}): PostgresStore {

@@ -68,6 +68,9 @@ type GetReply = [string, string, number, string] | [string, string, number, stri
  * The run key and the index key must live on one node: use a plain `Redis` client (or give the
  * prefix a `{hash tag}` on a cluster).
  *
+ * Node only: ioredis talks to Redis over TCP sockets (`node:net`, `node:tls`), which Workers and
+ * Edge runtimes lack.
+ *
  * @param client A connected ioredis client; the store never closes it.
  */
 export function redisStore(client: Redis, options: RedisStoreOptions = {}): SnapshotStore {

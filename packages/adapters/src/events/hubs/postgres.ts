@@ -79,6 +79,9 @@ function invalid(message: string): TurnkitError {
  * when any was. Rows older than `retainMs` are deleted by `trim()`; publishing calls it every
  * minute at most. `close()` ends every subscription, releases the listening connection and waits
  * for pending writes; it never ends the pool.
+ *
+ * Node only: node-postgres (TCP sockets) and a `LISTEN` connection that lives as long as the
+ * process, which serverless runtimes do not keep.
  */
 export function postgresEventHub(pool: PgPool, options: PostgresEventHubOptions = {}): PostgresEventHub {
   const table = options.table ?? 'turnkit_events';

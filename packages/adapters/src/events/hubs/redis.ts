@@ -125,6 +125,9 @@ function toEntry([id, fields]: StreamEntry): Entry {
  * - `close()` ends every subscription (clients reconnect, to another process), closes the reading
  *   connection and waits for pending writes. It never closes `client`, which stays yours.
  *
+ * Node only: ioredis (TCP sockets) and a reading connection that lives as long as the process,
+ * which serverless runtimes do not keep.
+ *
  * @param client An ioredis client, used for writes and catch-up reads.
  */
 export function redisEventHub(client: Redis, options: RedisEventHubOptions = {}): EventHub {

@@ -148,6 +148,9 @@ function checkOptions(options: McpToolsOptions): void {
  * a 2025-era connection the tools work but cannot pause: a server asking for input there gets a
  * refusal and answers with an error the model reads.
  *
+ * Node only with `{ command }` (stdio): it spawns the server as a child process
+ * (`node:child_process`); `{ url }` (Streamable HTTP) and a connected `Client` spawn nothing.
+ *
  * @example
  * const github = await mcpTools({ url: 'https://mcp.example/mcp', headers: { Authorization: `Bearer ${key}` } });
  * const agent = defineAgent({ name: 'dev', instructions: '…', model, tools: [...github] });
