@@ -3,15 +3,18 @@
  * tarballs into a fresh `type: module` project outside the workspace (with their registry
  * dependencies, from npm's cache where it holds them), type-check the README's Getting started, the
  * Postgres handler and the useChat server under `moduleResolution` node16 and bundler, and run the
- * Getting started and the Postgres handler.
+ * Getting started, the Postgres handler and the useChat server: the README's `frontend-server.ts`
+ * started as its own process, beside the user's agent with a tool that needs approval, and driven
+ * over real HTTP by AI SDK's `Chat` over `DefaultChatTransport` (start → approval → completed).
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -32,6 +35,8 @@ const REGISTRY_PACKAGES = [
   'pg',
   '@hono/node-server',
   'ai',
+  '@ai-sdk/react',
+  'react',
   'typescript',
   'tsx',
   '@types/node',
@@ -53,12 +58,106 @@ async function readmeExamples(): Promise<Map<string, string>> {
   return found;
 }
 
+/**
+ * The useChat server's folder (`chat/`): the README's `frontend-server.ts`, the user's own
+ * `agent.ts` (a tool that needs approval, on a scripted model) and the client a user's page runs,
+ * AI SDK's `Chat` over `DefaultChatTransport`, here in Node, printing what it saw.
+ */
+const CHAT_AGENT = `import { defineAgent, defineTool } from '@turnkit/core';
+import { scriptedModel } from '@turnkit/core/testing';
+import { z } from 'zod';
+
+const thawVials = defineTool({
+  name: 'thaw_vials',
+  description: 'Take vials out of the freezer.',
+  input: z.object({ cellLine: z.string(), vials: z.number().int().positive() }),
+  needsApproval: true,
+  execute: async (input) => ({ thawed: input.cellLine, vials: input.vials }),
+});
+
+export const agent = defineAgent({
+  name: 'inventory',
+  instructions: 'You are an LN2 inventory assistant.',
+  model: scriptedModel([
+    { toolCalls: [{ name: 'thaw_vials', arguments: { cellLine: 'K562', vials: 1 } }] },
+    (request) => \`Done: \${request.messages.at(-1)?.content}\`,
+  ]),
+  tools: [thawVials],
+});
+`;
+
+const CHAT_CLIENT = `import { Chat } from '@ai-sdk/react';
+import { turnkitMetadataOf, turnkitSendAutomaticallyWhen } from '@turnkit/adapters/ai-sdk/client';
+import { DefaultChatTransport, isToolUIPart, type UIMessage } from 'ai';
+
+let turnEnded: (message: UIMessage) => void = () => {};
+const nextTurn = () => new Promise<UIMessage>((resolve) => (turnEnded = resolve));
+const chat = new Chat({
+  id: crypto.randomUUID(),
+  transport: new DefaultChatTransport({ api: \`http://127.0.0.1:\${process.env.PORT}/api/chat\` }),
+  sendAutomaticallyWhen: turnkitSendAutomaticallyWhen,
+  onFinish: ({ message }) => turnEnded(message),
+});
+
+let turn = nextTurn();
+await chat.sendMessage({ text: 'Thaw one K562 vial' });
+const started = await turn;
+const asking = started.parts.find((part) => isToolUIPart(part) && part.state === 'approval-requested');
+if (!asking || !isToolUIPart(asking) || asking.state !== 'approval-requested') throw new Error('no approval asked');
+turn = nextTurn();
+await chat.addToolApprovalResponse({ id: asking.approval.id, approved: true });
+const reply = await turn; // turnkitSendAutomaticallyWhen posted the approval
+const tool = reply.parts.find((part) => isToolUIPart(part) && part.toolCallId === asking.toolCallId);
+console.log(
+  JSON.stringify({
+    started: { status: turnkitMetadataOf(started)?.status, tool: asking.type, input: asking.input },
+    completed: {
+      status: turnkitMetadataOf(reply)?.status,
+      tool: tool && isToolUIPart(tool) ? { state: tool.state, output: tool.output } : null,
+      text: reply.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''),
+    },
+    messages: chat.messages.length,
+  }),
+);
+`;
+
 let project = '';
 
 /** Runs a command in the consumer project, with a clean npm environment (not the workspace's). */
 function inProject(command: string, args: string[], env: Record<string, string> = {}) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
   return run(command, args, { cwd: project, env: { ...clean, ...env }, timeout: 240_000 });
+}
+
+/**
+ * Starts the README's `frontend-server.ts` as the user does (`tsx`, in `chat/`, its file store under
+ * `chat/.turnkit`), one Node process this test can end by its handle.
+ */
+function startServer(port: number): ChildProcess & { output: string[] } {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'frontend-server.ts'], {
+    cwd: join(project, 'chat'),
+    env: { ...clean, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  return Object.assign(child, { output });
+}
+
+/** Waits until the server answers on `port` (any response), or fails with what it printed. */
+async function listening(server: ChildProcess & { output: string[] }, port: number): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (server.exitCode !== null) throw new Error(`the server exited: ${server.output.join('')}`);
+    const answered = await fetch(`http://127.0.0.1:${port}/api/runs/none`).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the server never listened: ${server.output.join('')}`);
 }
 
 beforeAll(async () => {
@@ -87,6 +186,10 @@ beforeAll(async () => {
   }
   for (const harness of ['postgres-handler-harness.ts'])
     await copyFile(join(here, 'fixtures', harness), join(project, harness));
+  await mkdir(join(project, 'chat'));
+  await writeFile(join(project, 'chat', 'frontend-server.ts'), examples.get('frontend-server')!);
+  await writeFile(join(project, 'chat', 'agent.ts'), CHAT_AGENT);
+  await writeFile(join(project, 'chat', 'client.ts'), CHAT_CLIENT);
 }, 300_000);
 
 afterAll(() => (project ? rm(project, { recursive: true, force: true }) : undefined));
@@ -119,7 +222,7 @@ describe('a project that installs the packed packages', () => {
             types: ['node'],
             skipLibCheck: true,
           },
-          files: Object.keys(FILES),
+          files: [...Object.keys(FILES), 'chat/frontend-server.ts', 'chat/agent.ts', 'chat/client.ts'],
         }),
       );
       const result = await inProject('npx', ['tsc', '-p', config]).catch(
@@ -137,6 +240,30 @@ describe('a project that installs the packed packages', () => {
       'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}',
     ]);
   });
+
+  it('runs the useChat server: AI SDK’s Chat over real HTTP plays start → approval → completed', async () => {
+    const port = await freePort();
+    const server = startServer(port);
+    try {
+      await listening(server, port);
+      const { stdout } = await inProject('npx', ['tsx', 'chat/client.ts'], { PORT: String(port) });
+      expect(JSON.parse(stdout)).toEqual({
+        started: {
+          status: 'needs_input',
+          tool: 'tool-thaw_vials',
+          input: { cellLine: 'K562', vials: 1 },
+        },
+        completed: {
+          status: 'completed',
+          tool: { state: 'output-available', output: { thawed: 'K562', vials: 1 } },
+          text: 'Done: {"thawed":"K562","vials":1}',
+        },
+        messages: 2,
+      });
+    } finally {
+      server.kill();
+    }
+  }, 120_000);
 
   it.skipIf(!pgUrl && process.env.CI !== 'true')(
     'runs the Postgres handler: one request per turn, the run kept in PostgreSQL',
