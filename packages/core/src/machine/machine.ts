@@ -3,17 +3,12 @@
  * the current step and decides what comes next; it performs nothing. The interpreter (`loop.ts`)
  * reads the state, performs the effect (call the model, run tools) outside the machine and sends
  * the outcome back as an event, so every snapshot is taken between effects. Its guards and updates
- * are the plain functions of `rules.ts`; `transition.ts` follows this same chart.
- *
- *   idle ─START→ callingModel ─tool calls→ executingTools ─TOOLS_SETTLED→ settling
- *   callingModel ─OUTPUT_REJECTED→ callingModel (a final answer its `output` schema refused)
- *   settling → executingTools (calls left to run) | waitingInput (a human is needed) | callingModel
- *   waitingInput ─RESPOND→ settling;  completed / failed / maxSteps / aborted rest until
- *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted, budgetExceeded).
- *   callingModel / executingTools ─BUDGET_REACHED→ waitingInput (the run's budget, DESIGN §20);
- *   waitingInput ─RESPOND refusing more budget→ budgetExceeded.
+ * are the plain functions of `rules.ts`; its chart is `chart.ts`, which `transition.ts` follows
+ * directly, so the loop itself never loads XState: this machine is for tools (inspection, the
+ * model-based tests) and whoever imports it.
  */
 import { assign, setup } from 'xstate';
+import { CHART } from './chart.js';
 import { guards, INITIAL_CONTEXT, updates } from './rules.js';
 import type { LoopContext, LoopEvent } from './state.js';
 
@@ -50,89 +45,5 @@ export const agentMachine = setup({
   id: 'turnkit-agent',
   initial: 'idle',
   context: INITIAL_CONTEXT,
-  states: {
-    idle: {
-      on: { START: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] } },
-    },
-    callingModel: {
-      always: { guard: 'stepBudgetExhausted', target: 'maxSteps' },
-      on: {
-        MODEL_RESPONDED: [
-          {
-            guard: 'hasToolCalls',
-            target: 'executingTools',
-            actions: ['appendAssistantMessage', 'startStep'],
-          },
-          { target: 'completed', actions: ['appendAssistantMessage', 'recordOutput'] },
-        ],
-        // The answer and its issues join the transcript; the model tries again (within the budget).
-        OUTPUT_REJECTED: { target: 'callingModel', actions: 'rejectOutput' },
-        MODEL_FAILED: { target: 'failed', actions: 'recordError' },
-        BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
-        ABORT: 'aborted',
-      },
-    },
-    executingTools: {
-      on: {
-        TOOLS_SETTLED: { target: 'settling', actions: 'recordOutcomes' },
-        BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
-        ABORT: 'aborted',
-      },
-    },
-    settling: {
-      always: [
-        // Nothing starts while the run waits for more budget, whatever else was answered.
-        { guard: 'awaitsBudget', target: 'waitingInput' },
-        { guard: 'hasRunnableCalls', target: 'executingTools' },
-        { guard: 'hasPendingInteractions', target: 'waitingInput' },
-        { target: 'callingModel', actions: 'flushStepResults' },
-      ],
-    },
-    waitingInput: {
-      on: {
-        RESPOND: [
-          { guard: 'budgetRefused', target: 'budgetExceeded', actions: 'applyResolutions' },
-          { target: 'settling', actions: ['resetStepBudget', 'applyResolutions'] },
-        ],
-        USER_MESSAGE: {
-          target: 'callingModel',
-          actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
-        },
-      },
-    },
-    completed: {
-      on: { USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] } },
-    },
-    failed: {
-      on: {
-        USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
-        RETRY: { target: 'settling', actions: ['resetStepBudget', 'clearError'] },
-      },
-    },
-    maxSteps: {
-      on: {
-        USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
-        RETRY: { target: 'settling', actions: 'resetStepBudget' },
-      },
-    },
-    aborted: {
-      on: {
-        USER_MESSAGE: {
-          target: 'callingModel',
-          actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
-        },
-        RETRY: { target: 'settling', actions: 'resetStepBudget' },
-      },
-    },
-    // Like aborted: an open step stays open until a new message supersedes it or a retry runs it.
-    budgetExceeded: {
-      on: {
-        USER_MESSAGE: {
-          target: 'callingModel',
-          actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
-        },
-        RETRY: { target: 'settling', actions: 'resetStepBudget' },
-      },
-    },
-  },
+  states: CHART,
 });

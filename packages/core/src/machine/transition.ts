@@ -1,13 +1,14 @@
 /**
  * Following the machine's chart directly (DESIGN §3, §16): the same states, transitions, guards and
- * updates as `agentMachine` — read from its own config and `rules.ts` — applied with the semantics
+ * updates as `agentMachine` — read from the chart it is made of (`chart.ts`) and `rules.ts`, with no
+ * XState loaded — applied with the semantics
  * XState gives this chart: the first transition of the state whose guard passes, its updates in
  * order (each seeing the context the previous ones left), then eventless (`always`) transitions
  * until none applies. An event the state does not take leaves it unchanged. XState's general
  * statechart algorithm costs several microseconds per event; this costs a table lookup, and the
  * model-based tests check that both agree on every edge of the machine.
  */
-import { agentMachine } from './machine.js';
+import { CHART, type ChartEdge } from './chart.js';
 import { type GuardName, guards, INITIAL_CONTEXT, type UpdateName, updates } from './rules.js';
 import type { LoopContext, LoopEvent, LoopStateName } from './state.js';
 
@@ -28,33 +29,27 @@ interface Node {
   always: Edge[];
 }
 
-type RawEdge = string | { guard?: string; target: string; actions?: string | string[] };
-
-function edges(raw: RawEdge | RawEdge[] | undefined): Edge[] {
+function edges(raw: ChartEdge | ChartEdge[] | undefined): Edge[] {
   if (raw === undefined) return [];
   return (Array.isArray(raw) ? raw : [raw]).map((edge) => {
-    if (typeof edge === 'string') return { target: edge as LoopStateName, updates: [] };
+    if (typeof edge === 'string') return { target: edge, updates: [] };
     const actions =
       edge.actions === undefined ? [] : Array.isArray(edge.actions) ? edge.actions : [edge.actions];
-    return {
-      ...(edge.guard ? { guard: edge.guard as GuardName } : {}),
-      target: edge.target as LoopStateName,
-      updates: actions as UpdateName[],
-    };
+    return { ...(edge.guard ? { guard: edge.guard } : {}), target: edge.target, updates: actions };
   });
 }
 
-/** The chart, read once from the machine's own config. */
+/** The chart as lookup tables, built once. */
 const chart = new Map<LoopStateName, Node>(
-  Object.entries(
-    agentMachine.config.states as Record<
-      string,
-      { on?: Record<string, RawEdge | RawEdge[]>; always?: RawEdge | RawEdge[] }
-    >,
-  ).map(([name, state]) => [
-    name as LoopStateName,
+  (Object.entries(CHART) as Array<[LoopStateName, (typeof CHART)[LoopStateName]]>).map(([name, state]) => [
+    name,
     {
-      on: new Map(Object.entries(state.on ?? {}).map(([type, raw]) => [type, edges(raw)])),
+      on: new Map(
+        (Object.entries(state.on ?? {}) as Array<[string, ChartEdge | ChartEdge[]]>).map(([type, raw]) => [
+          type,
+          edges(raw),
+        ]),
+      ),
       always: edges(state.always),
     },
   ]),

@@ -1,0 +1,114 @@
+/**
+ * The loop's chart (DESIGN §3) as plain data: `agentMachine` (machine.ts) is XState's machine of it,
+ * and `transition.ts` follows it directly, so running a turn never loads XState nor builds the
+ * machine. Guards and updates are named here and defined in `rules.ts`; the model-based tests check
+ * that the machine and `transition` agree on every edge.
+ *
+ *   idle ─START→ callingModel ─tool calls→ executingTools ─TOOLS_SETTLED→ settling
+ *   callingModel ─OUTPUT_REJECTED→ callingModel (a final answer its `output` schema refused)
+ *   settling → executingTools (calls left to run) | waitingInput (a human is needed) | callingModel
+ *   waitingInput ─RESPOND→ settling;  completed / failed / maxSteps / aborted rest until
+ *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted, budgetExceeded).
+ *   callingModel / executingTools ─BUDGET_REACHED→ waitingInput (the run's budget, DESIGN §20);
+ *   waitingInput ─RESPOND refusing more budget→ budgetExceeded.
+ */
+import type { GuardName, UpdateName } from './rules.js';
+import type { LoopEvent, LoopStateName } from './state.js';
+
+/** One transition: the first whose guard passes is taken, its updates applied in order. */
+export type ChartEdge =
+  | LoopStateName
+  | { guard?: GuardName; target: LoopStateName; actions?: UpdateName | UpdateName[] };
+
+/** A state of the chart: its transitions by event type, and its eventless (`always`) ones. */
+export interface ChartState {
+  on?: Partial<Record<LoopEvent['type'], ChartEdge | ChartEdge[]>>;
+  always?: ChartEdge | ChartEdge[];
+}
+
+/** The chart of the loop, by state. */
+export const CHART: Record<LoopStateName, ChartState> = {
+  idle: {
+    on: { START: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] } },
+  },
+  callingModel: {
+    always: { guard: 'stepBudgetExhausted', target: 'maxSteps' },
+    on: {
+      MODEL_RESPONDED: [
+        {
+          guard: 'hasToolCalls',
+          target: 'executingTools',
+          actions: ['appendAssistantMessage', 'startStep'],
+        },
+        { target: 'completed', actions: ['appendAssistantMessage', 'recordOutput'] },
+      ],
+      // The answer and its issues join the transcript; the model tries again (within the budget).
+      OUTPUT_REJECTED: { target: 'callingModel', actions: 'rejectOutput' },
+      MODEL_FAILED: { target: 'failed', actions: 'recordError' },
+      BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
+      ABORT: 'aborted',
+    },
+  },
+  executingTools: {
+    on: {
+      TOOLS_SETTLED: { target: 'settling', actions: 'recordOutcomes' },
+      BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
+      ABORT: 'aborted',
+    },
+  },
+  settling: {
+    always: [
+      // Nothing starts while the run waits for more budget, whatever else was answered.
+      { guard: 'awaitsBudget', target: 'waitingInput' },
+      { guard: 'hasRunnableCalls', target: 'executingTools' },
+      { guard: 'hasPendingInteractions', target: 'waitingInput' },
+      { target: 'callingModel', actions: 'flushStepResults' },
+    ],
+  },
+  waitingInput: {
+    on: {
+      RESPOND: [
+        { guard: 'budgetRefused', target: 'budgetExceeded', actions: 'applyResolutions' },
+        { target: 'settling', actions: ['resetStepBudget', 'applyResolutions'] },
+      ],
+      USER_MESSAGE: {
+        target: 'callingModel',
+        actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+      },
+    },
+  },
+  completed: {
+    on: { USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] } },
+  },
+  failed: {
+    on: {
+      USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
+      RETRY: { target: 'settling', actions: ['resetStepBudget', 'clearError'] },
+    },
+  },
+  maxSteps: {
+    on: {
+      USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
+      RETRY: { target: 'settling', actions: 'resetStepBudget' },
+    },
+  },
+  aborted: {
+    on: {
+      USER_MESSAGE: {
+        target: 'callingModel',
+        actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+      },
+      RETRY: { target: 'settling', actions: 'resetStepBudget' },
+    },
+  },
+  // Like aborted: an open step stays open until a new message supersedes it or a retry runs it.
+  budgetExceeded: {
+    on: {
+      USER_MESSAGE: {
+        target: 'callingModel',
+        actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+      },
+      RETRY: { target: 'settling', actions: 'resetStepBudget' },
+    },
+  },
+};
