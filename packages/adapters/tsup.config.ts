@@ -19,11 +19,13 @@ export const entry = {
 
 /**
  * Three builds, as in core (DESIGN §18, §19):
- * - ESM, one file per source module (`dist/esm/**`, the exports map points each entry at its
- *   module): a bundler keeps only the modules a program reaches (`sideEffects: false`), and
- *   `@noble/hashes` stays an import, shared with core in a user's bundle.
- * - CommonJS, bundled, with the pure-JS HMAC inside: @noble/* are ESM only, and a CommonJS
- *   `require` of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20.
+ * - For bundlers (the `workerd`, `worker`, `edge-light`, `browser` and `module` conditions of the
+ *   exports map): ESM, one file per source module (`dist/esm/**`, each subpath at its module). A
+ *   bundle keeps only the modules a program reaches (`sideEffects: false`), and `@noble/hashes`
+ *   stays an import, shared with core in it.
+ * - For Node, Bun and Deno running the package (`import` and `require`): one bundled file per
+ *   subpath, ESM and CommonJS, with the pure-JS HMAC inside (@noble/* are ESM only, and a CommonJS
+ *   `require` of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20).
  * - The declarations.
  * The handler and its protocol mounts import no Node module (DESIGN §18). The Node-only files (file
  * store, stdio MCP) keep the `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for
@@ -54,7 +56,7 @@ export default defineConfig([
   },
   {
     entry,
-    format: ['cjs'],
+    format: ['esm', 'cjs'],
     // dist/esm is the other build's: this one cleans everything else.
     clean: ['!esm/**'],
     sourcemap: true,
