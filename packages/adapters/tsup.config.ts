@@ -19,10 +19,11 @@ export const entry = {
 
 /**
  * Three builds, as in core (DESIGN §18, §19):
- * - For bundlers (the `workerd`, `worker`, `edge-light`, `browser` and `module` conditions of the
- *   exports map): ESM, one file per source module (`dist/esm/**`, each subpath at its module). A
- *   bundle keeps only the modules a program reaches (`sideEffects: false`), and `@noble/hashes`
- *   stays an import, shared with core in it.
+ * - For bundlers targeting Workers, Edge and browsers (the `workerd`, `worker`, `edge-light` and
+ *   `browser` conditions of the exports map; not `module`, so a Node bundle and Node itself never
+ *   load two copies of a package): ESM, one file per source module (`dist/esm/**`, each subpath at
+ *   its module). A bundle keeps only the modules a program reaches (`sideEffects: false`), and
+ *   `@noble/hashes` stays an import, shared with core in it.
  * - For Node, Bun and Deno running the package (`import` and `require`): one bundled file per
  *   subpath, ESM and CommonJS, with the pure-JS HMAC inside (@noble/* are ESM only, and a CommonJS
  *   `require` of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20).

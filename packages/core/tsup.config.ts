@@ -2,14 +2,16 @@ import { defineConfig } from 'tsup';
 
 /**
  * Three builds (DESIGN §18, §19):
- * - For bundlers (the `workerd`, `worker`, `edge-light`, `browser` and `module` conditions of the
- *   exports map): ESM, one file per source module (`dist/esm/**`). A bundle keeps only the modules
- *   a program reaches (`sideEffects: false`), which a single bundled file would keep half of, and
- *   `@noble/*` stay imports, so core and the adapters share one copy of them in it.
- * - For Node, Bun and Deno running the package (`import` and `require`): one bundled file each,
- *   ESM and CommonJS, with the pure-JS crypto inside. One file imports several times faster than a
- *   hundred; @noble/* are ESM only, and a CommonJS `require` of ESM needs Node 20.19 / 22.12, while
- *   core promises every Node 20.
+ * - For bundlers targeting Workers, Edge and browsers (the `workerd`, `worker`, `edge-light` and
+ *   `browser` conditions of the exports map; not `module`, so a Node bundle and Node itself never
+ *   load two copies of a package): ESM, one file per source module (`dist/esm/**`). A bundle keeps
+ *   only the modules a program reaches (`sideEffects: false`), which a single bundled file would
+ *   keep half of, and `@noble/*` stay imports, so core and the adapters share one copy of them in
+ *   it.
+ * - For Node, Bun and Deno running the package (`import` and `require`): one bundled file each, ESM
+ *   and CommonJS, with the pure-JS crypto inside. One file imports about twice as fast as a hundred
+ *   (bench/README.md); @noble/* are ESM only, and a CommonJS `require` of ESM needs Node 20.19 /
+ *   22.12, while core promises every Node 20.
  * - The declarations (`.d.ts` for `import`, `.d.cts` for `require`).
  * Core imports no Node module (DESIGN §18, test/portability.test.ts). Should one ever slip in, it
  * keeps its `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for Workers and Edge
