@@ -371,7 +371,7 @@ describe('ctx.ask after an edited approval', () => {
       },
       resume: async (input, response) => {
         seen.push(['resume', input.box]);
-        return { moved: input.box, to: response.type === 'input' ? response.value : null };
+        return { moved: input.box, to: response.kind === 'input' ? response.value : null };
       },
     });
     const agent = makeAgent(
@@ -389,7 +389,7 @@ describe('ctx.ask after an edited approval', () => {
       ['execute', 'edited'],
       ['resume', 'edited'],
     ]);
-    expect(JSON.parse(result(done))).toMatchObject({
+    expect(JSON.parse(result(done) ?? '')).toMatchObject({
       moved: 'edited',
       input_edited_by_user: { box: 'edited' },
     });
