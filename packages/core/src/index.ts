@@ -44,8 +44,15 @@ export {
 export type { ToolErrorCode } from './results.js';
 export { toolErrorResult } from './results.js';
 export type {
+  InboxFilter,
+  InboxItem,
+  InboxPage,
   MemoryStoreOptions,
   PartsWrite,
+  PendingFilter,
+  PendingIndexEntry,
+  PendingItem,
+  PendingPage,
   PlayOptions,
   PutOptions,
   RenewOptions,
@@ -71,8 +78,10 @@ export {
   checkLeaseMs,
   createSessions,
   leaseHeldError,
+  matchesPending,
   memoryStore,
   notInPartsError,
+  pendingKey,
   staleWriteError,
   stopMarkOf,
   TAKEOVER_SEQ_GAP,

@@ -52,7 +52,7 @@ const FIRST_RELEASE = [
   'toolErrorResult',
 ];
 
-/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop (31). */
+/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop and the inbox index (31). */
 const ADDED = [
   'SHELL_ASK_USAGE',
   'TAKEOVER_SEQ_GAP',
@@ -60,7 +60,9 @@ const ADDED = [
   'checkLeaseMs',
   'joinLog',
   'leaseHeldError',
+  'matchesPending',
   'notInPartsError',
+  'pendingKey',
   'provideInput',
   'shellAskTool',
   'shellWords',

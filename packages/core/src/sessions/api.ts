@@ -5,6 +5,7 @@
 import type { ResponseInput } from '../interpreter/index.js';
 import type { Agent } from '../tools/index.js';
 import type { BudgetLimits, ChatMessage, TurnOptions, TurnResult } from '../types.js';
+import type { InboxFilter, InboxPage } from './inbox.js';
 import type { SnapshotStore } from './store.js';
 
 /** A turn result plus the version under which the store now holds the run. */
@@ -133,6 +134,12 @@ export interface Sessions<TOutput = string> {
    * `send` or `retry` continues an aborted run. A closed event stream never stops a run.
    */
   stop(runId: string, request?: StopRequest, options?: TurnOptions): Promise<StopResult<TOutput>>;
+  /**
+   * The inbox (DESIGN §20): pending interactions across runs, oldest first, one page at a time
+   * (`cursor` null on the last page), read from the store's index (`listPending`) without loading
+   * any run. A store without that index is refused with `CONFIG_INVALID`.
+   */
+  inbox(filter?: InboxFilter): Promise<InboxPage>;
 }
 
 /** What {@link Sessions.stop} takes. */

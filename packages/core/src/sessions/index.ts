@@ -14,14 +14,21 @@ export type {
   SweepResult,
   TurnClaim,
 } from './api.js';
+export type { InboxFilter, InboxItem, InboxPage } from './inbox.js';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.js';
 export { createSessions, TAKEOVER_SEQ_GAP } from './sessions.js';
 export {
   checkLeaseMs,
   leaseHeldError,
+  matchesPending,
   notInPartsError,
   type PartsWrite,
+  type PendingFilter,
+  type PendingIndexEntry,
+  type PendingItem,
+  type PendingPage,
   type PutOptions,
+  pendingKey,
   type RenewOptions,
   type RenewResult,
   type SnapshotStore,

@@ -7,8 +7,11 @@ import { assembleSnapshot, joinLog, type SnapshotParts } from '../snapshot/index
 import {
   checkLeaseMs,
   leaseHeldError,
+  matchesPending,
   notInPartsError,
+  type PendingItem,
   type PutOptions,
+  pendingKey,
   type SnapshotStore,
   staleWriteError,
   stopMarkOf,
@@ -38,6 +41,39 @@ type Row = {
 export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
   const clock = options.now ?? Date.now;
   const rows = new Map<string, Row>();
+  // The inbox index: entries by key, their keys sorted (askedAt, run id, id), and each run's keys.
+  const pending = new Map<string, PendingItem>();
+  const pendingOrder: string[] = [];
+  const pendingOfRun = new Map<string, string[]>();
+  const position = (key: string) => {
+    let low = 0;
+    let high = pendingOrder.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (pendingOrder[middle]! < key) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  /** Replaces a run's entries in the index (after its write succeeded). */
+  function index(runId: string, entries: PutOptions['pending']) {
+    for (const key of pendingOfRun.get(runId) ?? []) {
+      pending.delete(key);
+      pendingOrder.splice(position(key), 1);
+    }
+    pendingOfRun.delete(runId);
+    if (!entries || entries.length === 0) return;
+    const keys: string[] = [];
+    for (const entry of entries) {
+      const item = structuredClone({ ...entry, runId });
+      const key = pendingKey(item);
+      if (pending.has(key)) continue;
+      pending.set(key, item);
+      pendingOrder.splice(position(key), 0, key);
+      keys.push(key);
+    }
+    pendingOfRun.set(runId, keys);
+  }
   const leaseOf = (row: Row) =>
     row.lease ? { owner: row.lease.owner, live: row.lease.until > clock() } : null;
 
@@ -77,6 +113,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
     async put(runId, snapshot, opts) {
       const { kept } = admit(runId, opts, 'memoryStore.put');
       rows.set(runId, { ...kept, snapshot });
+      index(runId, opts.pending);
       return { version: kept.version };
     },
     async putParts(runId, write, opts) {
@@ -89,6 +126,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
         resolved: append ? joinLog(row.parts!.resolved, write.resolved) : write.resolved,
       };
       rows.set(runId, { ...kept, parts });
+      index(runId, opts.pending);
       return { version: kept.version };
     },
     async renew(runId, opts) {
@@ -114,8 +152,21 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
         .slice(0, limit)
         .map(([runId]) => runId);
     },
+    async listPending(filter, limit, cursor) {
+      const items: PendingItem[] = [];
+      let at = cursor === null ? 0 : position(cursor);
+      if (cursor !== null && pendingOrder[at] === cursor) at++;
+      for (; at < pendingOrder.length; at++) {
+        const item = pending.get(pendingOrder[at]!)!;
+        if (!matchesPending(item, filter)) continue;
+        if (items.length === limit) return { items, cursor: pendingKey(items.at(-1)!) };
+        items.push(structuredClone(item));
+      }
+      return { items, cursor: null };
+    },
     async delete(runId) {
       rows.delete(runId);
+      index(runId, null);
     },
   };
 }

@@ -10,6 +10,7 @@ import { decodedOf, encodeRun, loadRun, type Run, type RunAccess } from '../inte
 import { encodeParts, openParts, type StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
+import { pendingEntries } from './inbox.js';
 import type { PutOptions, SnapshotStore, StoredLease } from './store.js';
 
 /** A run as read from the store. */
@@ -86,13 +87,17 @@ export async function readRun(
   return { run, version, lease, snapshot: opened.snapshot, ...(logs ? { logs } : {}) };
 }
 
-/** Writes the run: its head and new log entries (layout 2), or its whole snapshot (layout 1). */
+/**
+ * Writes the run: its head and new log entries (layout 2), or its whole snapshot (layout 1), and
+ * with them its pending interactions for the inbox index (DESIGN §20), in the same store write.
+ */
 export async function writeRun(
   store: SnapshotStore,
   run: Run,
   logs: StoredLogs | undefined,
-  opts: PutOptions,
+  given: PutOptions,
 ): Promise<WrittenRun> {
+  const opts: PutOptions = { ...given, pending: pendingEntries(run) };
   if (hasParts(store)) {
     const encoded = encodeParts(decodedOf(run), run.agent.snapshot, logs);
     if (encoded) {

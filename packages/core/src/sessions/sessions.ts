@@ -26,6 +26,7 @@ import {
 import { pendingInteractions } from '../machine/index.js';
 import { assertSerializable } from '../snapshot/index.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
+import { readInbox } from './inbox.js';
 import { repeatOf } from './repeats.js';
 import { stopRun } from './stop.js';
 import { type Claim, isClaim, sessionTurns } from './turns.js';
@@ -177,6 +178,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     },
     play: playClaim,
     stop: (runId, request, options = {}) => stopRun(turns, store, runId, request, options),
+    inbox: (filter) => readInbox(store, filter),
   };
   // Every result's `output` was parsed with `agent.output`, whose type is TOutput.
   return sessions as Sessions<TOutput>;

@@ -36,6 +36,55 @@ export interface PutOptions {
   lease?: { owner: string; ms: number } | null;
   /** When the run's earliest pending interaction expires (ISO), for {@link SnapshotStore.listExpired}. */
   expiresAt?: string | null;
+  /**
+   * The run's pending interactions as the inbox lists them (DESIGN §20), for
+   * {@link SnapshotStore.listPending}: they replace the run's entries in the index, in the same
+   * atomic step as the write. Absent or empty: the run has none (answered, expired, finished).
+   */
+  pending?: PendingIndexEntry[] | null;
+}
+
+/** One pending interaction of a run as the inbox index keeps it (DESIGN §20). */
+export interface PendingIndexEntry {
+  /** The interaction id. */
+  id: string;
+  /** `question`, `approval`, `input`, or a kind added later (read as an open string). */
+  kind: string;
+  /** Agent names from the top agent down to the one that asked. */
+  agentPath: string[];
+  /** A short text for a list: the first question, or the tool name and "approval". */
+  summary: string;
+  /** When it was asked (ISO): the inbox is ordered by it, oldest first. */
+  askedAt: string;
+  expiresAt?: string;
+  /** Who may answer it, when the asker named them. */
+  assignees?: string[];
+  /** The principal the run is bound to (who started it), when it has one. */
+  principal?: string;
+}
+
+/** A {@link PendingIndexEntry} with the run it belongs to. */
+export interface PendingItem extends PendingIndexEntry {
+  runId: string;
+}
+
+/** Which entries {@link SnapshotStore.listPending} returns; every field given must match. */
+export interface PendingFilter {
+  /** Entries whose `assignees` include this principal (an entry without assignees has none). */
+  assignee?: string;
+  /** Entries of runs bound to this principal; null: of runs bound to no principal. */
+  principal?: string | null;
+  /** Entries a caller with this principal may see: of its runs, or naming it among the assignees. */
+  visibleTo?: string;
+  kind?: string;
+  /** Entries that expire at or before this time (ISO); entries that never expire are left out. */
+  expiringBefore?: string;
+}
+
+/** A page of {@link SnapshotStore.listPending}: oldest first, `cursor` null on the last page. */
+export interface PendingPage {
+  items: PendingItem[];
+  cursor: string | null;
 }
 
 /** Options of {@link SnapshotStore.renew}. */
@@ -108,6 +157,13 @@ export interface SnapshotStore {
   requestStop?(runId: string, opts: { reason?: string }): Promise<boolean>;
   /** Run ids whose stored `expiresAt` is at or before `before`, earliest first, at most `limit`. */
   listExpired(before: Date, limit?: number): Promise<string[]>;
+  /**
+   * The inbox index (DESIGN §20), optional: pending interactions of every run, as the last write of
+   * each gave them (`PutOptions.pending`), oldest `askedAt` first (then run id, then id), at most
+   * `limit`, after `cursor` (the cursor of the previous page; null for the first). Costs O(page),
+   * not O(runs).
+   */
+  listPending?(filter: PendingFilter, limit: number, cursor: string | null): Promise<PendingPage>;
   delete(runId: string): Promise<void>;
   /**
    * Row layout 2 (DESIGN §17), optional: a store with both `getParts` and `putParts` keeps a run as
@@ -163,4 +219,29 @@ export function checkLeaseMs(ms: number, where: string): void {
   if (!Number.isSafeInteger(ms) || ms < 0) {
     throw new TurnkitError('CONFIG_INVALID', `${where}: a lease lasts a whole number of ms >= 0, got ${ms}.`);
   }
+}
+
+/** The order of the inbox: askedAt, then run id, then interaction id. A cursor is the last key of a page. */
+export function pendingKey(item: { askedAt: string; runId: string; id: string }): string {
+  const ms = Date.parse(item.askedAt);
+  return `${String(Number.isFinite(ms) ? ms : 0).padStart(15, '0')}\n${item.runId}\n${item.id}`;
+}
+
+/** Whether an index entry passes `filter` (the stores' shared test, after their index narrowed it). */
+export function matchesPending(entry: PendingIndexEntry, filter: PendingFilter): boolean {
+  if (filter.assignee !== undefined && !entry.assignees?.includes(filter.assignee)) return false;
+  if (filter.principal === null && entry.principal !== undefined) return false;
+  if (typeof filter.principal === 'string' && entry.principal !== filter.principal) return false;
+  if (
+    filter.visibleTo !== undefined &&
+    entry.principal !== filter.visibleTo &&
+    !entry.assignees?.includes(filter.visibleTo)
+  )
+    return false;
+  if (filter.kind !== undefined && entry.kind !== filter.kind) return false;
+  if (filter.expiringBefore !== undefined) {
+    if (entry.expiresAt === undefined) return false;
+    if (Date.parse(entry.expiresAt) > Date.parse(filter.expiringBefore)) return false;
+  }
+  return true;
 }
