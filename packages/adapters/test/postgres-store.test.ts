@@ -13,7 +13,7 @@ function connect(): { pool: pg.Pool; table: string; teardown: () => Promise<void
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const table = `turnkit_test_${randomUUID().replaceAll('-', '')}`;
   const teardown = async () => {
-    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log`);
+    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
     await pool.end();
   };
   return { pool, table, teardown };
@@ -176,7 +176,7 @@ describe.skipIf(!url)('postgresStore', () => {
           lease: { owner: 'worker-a', live: true },
         });
       } finally {
-        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log`);
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
       }
     });
 
@@ -245,7 +245,7 @@ describe.skipIf(!url)('postgresStore', () => {
         await store.migrate();
         await expectResumedAsLayout2(store, agent, paused.runId);
       } finally {
-        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log`);
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
       }
     });
 

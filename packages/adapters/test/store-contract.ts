@@ -2,8 +2,8 @@
  * The behaviour every SnapshotStore must have (DESIGN §7 and §12), as one suite run against each
  * store: versions, compare-and-set, delete, expiry listing, large and unicode snapshots, concurrent
  * writers, leases (store-contract-leases.ts), row layout 2 (store-contract-parts.ts), sessions
- * over it (store-contract-sessions.ts), steps recorded mid-turn (store-contract-steps.ts) and stop
- * marks (store-contract-stop.ts). To check a new store:
+ * over it (store-contract-sessions.ts), the inbox index (store-contract-pending.ts), steps recorded
+ * mid-turn (store-contract-steps.ts) and stop marks (store-contract-stop.ts). To check a new store:
  * `describeStoreContract('myStore', async () => ({ store, clock, teardown }))`.
  */
 import { ConflictError, type SnapshotStore } from '@turnkit/core';
@@ -17,6 +17,7 @@ import {
 } from './helpers/store-fixtures.js';
 import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
+import { describePendingContract } from './store-contract-pending.js';
 import { describeSessionsContract } from './store-contract-sessions.js';
 import { describeStepsContract } from './store-contract-steps.js';
 import { describeStopContract } from './store-contract-stop.js';
@@ -184,6 +185,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
 
     describeLeaseContract(() => fixture);
     describePartsContract(() => fixture);
+    describePendingContract(() => fixture);
     describeSessionsContract(() => fixture);
     describeStepsContract(() => fixture);
     describeStopContract(() => fixture);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { SnapshotError, type SnapshotParts } from '@turnkit/core';
+import { type PendingIndexEntry, SnapshotError, type SnapshotParts } from '@turnkit/core';
 import { errorCode } from './file-store-io.js';
 import { isSafeRunId } from './run-id.js';
 
@@ -18,6 +18,8 @@ import { isSafeRunId } from './run-id.js';
 export type RunFile = {
   version: number;
   expiresAt: string | null;
+  /** The run's entries in the inbox index (absent: none). */
+  pending?: PendingIndexEntry[];
   /** `until` is epoch ms on the store's clock; `stop` the reason of a stop request ('' for none). */
   lease: { owner: string; until: number; stop?: string } | null;
 } & ({ snapshot: string } | { head: string; log: string });
@@ -110,6 +112,7 @@ export function parseRunFile(text: string, path: string): RunFile {
     snapshot?: unknown;
     head?: unknown;
     log?: unknown;
+    pending?: unknown;
   } | null;
   const lease = run?.lease;
   const content =
@@ -136,6 +139,9 @@ export function parseRunFile(text: string, path: string): RunFile {
     version: run.version as number,
     expiresAt: run.expiresAt as string | null,
     lease: lease ?? null,
+    ...(Array.isArray(run.pending) && run.pending.length > 0
+      ? { pending: run.pending as PendingIndexEntry[] }
+      : {}),
   };
   return typeof run.snapshot === 'string'
     ? { ...kept, snapshot: run.snapshot }

@@ -16,6 +16,7 @@ import {
   leaseHeldError,
   notInPartsError,
   type PartsWrite,
+  type PendingIndexEntry,
   type PutOptions,
   type SnapshotStore,
   type StoredParts,
@@ -34,6 +35,7 @@ import {
   type RunFile,
   runIdsIn,
 } from './file-store-files.js';
+import { addMarkers, dropMarkers, listMarkers } from './file-store-inbox.js';
 import {
   errorCode,
   exists,
@@ -45,7 +47,7 @@ import {
   writeNew,
   writeTemp,
 } from './file-store-io.js';
-import { assertSafeRunId } from './run-id.js';
+import { assertSafeRunId, isSafeRunId } from './run-id.js';
 
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {
@@ -93,6 +95,9 @@ const READ_ATTEMPTS = 50;
  * - Run ids must be safe file names (`[A-Za-z0-9_.-]`, no leading dot, no `..`), else
  *   `TurnkitError` `CONFIG_INVALID`: no run id can reach outside `dir`.
  * - `listExpired` reads every run's latest version: fine for the embedded use this store is for.
+ * - The inbox index (`listPending`): the version file lists the run's pending entries, and
+ *   `<dir>/.inbox/` holds an empty marker file per entry, named in inbox order; a listing reads the
+ *   marker names and the version files of one page only (see file-store-inbox.ts).
  *
  * Node only: it reads and writes files with `node:fs` (exclusive creates, fsync, links), which
  * Workers and Edge runtimes lack.
@@ -162,7 +167,38 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     const lease = opts.lease?.ms
       ? { owner: opts.lease.owner, until: clock() + opts.lease.ms, ...stop }
       : null;
-    return { latest, kept: { version: (current ?? 0) + 1, expiresAt: opts.expiresAt ?? null, lease } };
+    const pending = opts.pending ?? [];
+    return {
+      latest,
+      kept: {
+        version: (current ?? 0) + 1,
+        expiresAt: opts.expiresAt ?? null,
+        lease,
+        ...(pending.length > 0 ? { pending } : {}),
+      },
+    };
+  }
+
+  /**
+   * Writes a version with its inbox markers: the new entries' markers first (so none is ever
+   * missing), the markers of entries it no longer lists after; a refused write takes back its own.
+   */
+  async function withMarkers(
+    runId: string,
+    latest: Latest | null,
+    kept: { pending?: PendingIndexEntry[] },
+    write: () => Promise<void>,
+  ) {
+    const before = latest?.run.pending ?? [];
+    const after = kept.pending ?? [];
+    await addMarkers(dir, runId, after);
+    try {
+      await write();
+    } catch (error) {
+      await dropMarkers(dir, runId, after, before);
+      throw error;
+    }
+    await dropMarkers(dir, runId, before, after);
   }
 
   /**
@@ -255,7 +291,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       if (opts.lease) checkLeaseMs(opts.lease.ms, 'fileStore.put');
       return withRunLock(runId, runDir(runId), timing, async () => {
         const { latest, kept } = await admit(runId, opts);
-        await createVersion(runId, { ...kept, snapshot }, latest);
+        await withMarkers(runId, latest, kept, () => createVersion(runId, { ...kept, snapshot }, latest));
         if (latest && 'head' in latest.run) await dropOlderLogs(runId, kept.version);
         return { version: kept.version };
       });
@@ -278,7 +314,9 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
           );
         }
         try {
-          await createVersion(runId, { ...kept, head: write.head, log }, latest);
+          await withMarkers(runId, latest, kept, () =>
+            createVersion(runId, { ...kept, head: write.head, log }, latest),
+          );
         } catch (error) {
           if (log !== previous) await unlink(join(runDir(runId), log)).catch(() => undefined);
           throw error;
@@ -321,6 +359,8 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       // Under the lock, so a delete never lands between another writer's check and its write. Temp
       // files go too: a writer whose lock was broken then fails instead of bringing the run back.
       await withRunLock(runId, folder, timing, async () => {
+        const latest = await readLatest(runId).catch(() => null);
+        await dropMarkers(dir, runId, latest?.run.pending ?? []);
         for (const name of await readdir(folder)) {
           if (name !== LOCK_NAME) await unlink(join(folder, name)).catch(() => undefined);
         }
@@ -328,6 +368,13 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       });
       // Fails harmlessly when another writer already took the lock again.
       await rmdir(folder).catch(() => undefined);
+    },
+
+    async listPending(filter, limit, cursor) {
+      return listMarkers(dir, filter, limit, cursor, async (runId) => {
+        if (!isSafeRunId(runId)) return [];
+        return (await readLatest(runId).catch(() => null))?.run.pending ?? [];
+      });
     },
 
     async listExpired(before, limit = Number.POSITIVE_INFINITY) {

@@ -11,7 +11,9 @@ import {
   checkLeaseMs,
   leaseHeldError,
   notInPartsError,
+  type PendingItem,
   type PutOptions,
+  pendingKey,
   type SnapshotStore,
   type StoredParts,
   type StoredSnapshot,
@@ -95,6 +97,15 @@ interface ReadRow {
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_stop text;
  * CREATE INDEX IF NOT EXISTS turnkit_runs_expires_at_idx
  *   ON turnkit_runs (expires_at) WHERE expires_at IS NOT NULL;
+ * CREATE TABLE IF NOT EXISTS turnkit_runs_pending ( -- the inbox index (DESIGN §20)
+ *   run_id text NOT NULL, id text NOT NULL, asked_ms bigint NOT NULL, kind text NOT NULL,
+ *   principal text, assignees text[], expires_at timestamptz, entry jsonb NOT NULL,
+ *   PRIMARY KEY (run_id, id)
+ * );
+ * CREATE INDEX IF NOT EXISTS turnkit_runs_pending_order_idx ON turnkit_runs_pending (asked_ms, run_id, id);
+ * CREATE INDEX IF NOT EXISTS turnkit_runs_pending_principal_idx
+ *   ON turnkit_runs_pending (principal, asked_ms, run_id, id);
+ * CREATE INDEX IF NOT EXISTS turnkit_runs_pending_assignees_idx ON turnkit_runs_pending USING gin (assignees);
  * ALTER TABLE … ALTER COLUMN … SET COMPRESSION lz4; -- snapshot, messages, resolved, where the server supports it
  * ```
  *
@@ -107,7 +118,8 @@ interface ReadRow {
  * ended by clock_timestamp(), or it is the writer's)`. No row written ⇒ `ConflictError`.
  * `putParts` is the same statement with data-modifying CTEs: the log chunk is inserted, and (on a
  * rewrite) the older chunks deleted, only when the run's row was written, in one statement, so a
- * refused write leaves nothing behind. The run's row stays small (its head), so an UPDATE copies
+ * refused write leaves nothing behind. The run's inbox entries (`PutOptions.pending`) are replaced
+ * by the same statement; `listPending` reads them in keyset order `(asked_ms, run_id, id)`. The run's row stays small (its head), so an UPDATE copies
  * no history; `get` reads the row and joins its chunks (`string_agg`) in one statement, so head
  * and logs always come from one version. Texts are stored as `text`: TurnKit snapshots are JSON,
  * whose escapes keep NUL and lone surrogates out.
@@ -128,8 +140,10 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     );
   }
   const logTable = `${table}_log`;
+  const pendingTable = `${table}_pending`;
   // An index name cannot be schema-qualified: it is created in the table's schema.
-  const indexName = `${names[names.length - 1]}_expires_at_idx`;
+  const bare = names[names.length - 1];
+  const indexName = `${bare}_expires_at_idx`;
 
   const query = async <Row>(where: string, text: string, values: unknown[]): Promise<Row[]> => {
     try {
@@ -231,6 +245,24 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       added AS (
         INSERT INTO ${logTable} (run_id, version, messages, resolved)
         SELECT $1, written.version, $9, $10 FROM written WHERE $9 <> '' OR $10 <> ''
+      ),
+      entries AS (
+        SELECT e.value->>'id' AS id, e.value AS entry FROM jsonb_array_elements($12::jsonb) AS e
+      ),
+      unlisted AS (
+        DELETE FROM ${pendingTable} p USING written
+        WHERE p.run_id = $1 AND p.id NOT IN (SELECT id FROM entries)
+      ),
+      listed AS (
+        INSERT INTO ${pendingTable} AS p (run_id, id, asked_ms, kind, principal, assignees, expires_at, entry)
+        SELECT $1, entries.id, (extract(epoch FROM (entry->>'askedAt')::timestamptz) * 1000)::bigint,
+               entry->>'kind', entry->>'principal',
+               CASE WHEN entry ? 'assignees' THEN ARRAY(SELECT jsonb_array_elements_text(entry->'assignees')) END,
+               (entry->>'expiresAt')::timestamptz, entry
+        FROM entries, written
+        ON CONFLICT (run_id, id) DO UPDATE SET asked_ms = excluded.asked_ms, kind = excluded.kind,
+          principal = excluded.principal, assignees = excluded.assignees,
+          expires_at = excluded.expires_at, entry = excluded.entry
       )
       -- Every parameter is referenced with its type, whichever branch the write took.
       SELECT version, $2::integer AS expected, $6::text AS writer FROM written`,
@@ -246,6 +278,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         chunk[0],
         chunk[1],
         rewrite,
+        JSON.stringify(opts.pending ?? []),
       ],
     );
     if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
@@ -287,6 +320,28 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       );
       await pool.query(
         `CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (expires_at) WHERE expires_at IS NOT NULL`,
+      );
+      await pool.query(
+        `CREATE TABLE IF NOT EXISTS ${pendingTable} (
+          run_id text NOT NULL,
+          id text NOT NULL,
+          asked_ms bigint NOT NULL,
+          kind text NOT NULL,
+          principal text,
+          assignees text[],
+          expires_at timestamptz,
+          entry jsonb NOT NULL,
+          PRIMARY KEY (run_id, id)
+        )`,
+      );
+      await pool.query(
+        `CREATE INDEX IF NOT EXISTS ${bare}_pending_order_idx ON ${pendingTable} (asked_ms, run_id, id)`,
+      );
+      await pool.query(
+        `CREATE INDEX IF NOT EXISTS ${bare}_pending_principal_idx ON ${pendingTable} (principal, asked_ms, run_id, id)`,
+      );
+      await pool.query(
+        `CREATE INDEX IF NOT EXISTS ${bare}_pending_assignees_idx ON ${pendingTable} USING gin (assignees)`,
       );
       // Compressing the large text columns dominates each write; lz4 (PostgreSQL 14+, when built
       // with it) halves a 1000-message write against the default pglz. Older servers keep pglz.
@@ -351,9 +406,43 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     async delete(runId) {
       await query(
         'postgresStore.delete',
-        `WITH logs AS (DELETE FROM ${logTable} WHERE run_id = $1) DELETE FROM ${table} WHERE run_id = $1`,
+        `WITH logs AS (DELETE FROM ${logTable} WHERE run_id = $1),
+           pending AS (DELETE FROM ${pendingTable} WHERE run_id = $1)
+         DELETE FROM ${table} WHERE run_id = $1`,
         [runId],
       );
+    },
+
+    async listPending(filter, limit, cursor) {
+      const values: unknown[] = [];
+      const param = (value: unknown) => {
+        values.push(value);
+        return `$${values.length}`;
+      };
+      const where: string[] = [];
+      if (cursor !== null) {
+        const [ms, runId, id] = cursor.split('\n');
+        where.push(`(asked_ms, run_id, id) > (${param(Number(ms))}::bigint, ${param(runId)}, ${param(id)})`);
+      }
+      if (filter.assignee !== undefined) where.push(`assignees @> ARRAY[${param(filter.assignee)}::text]`);
+      if (filter.principal === null) where.push('principal IS NULL');
+      else if (filter.principal !== undefined) where.push(`principal = ${param(filter.principal)}`);
+      if (filter.visibleTo !== undefined) {
+        const who = param(filter.visibleTo);
+        where.push(`(principal = ${who} OR assignees @> ARRAY[${who}::text])`);
+      }
+      if (filter.kind !== undefined) where.push(`kind = ${param(filter.kind)}`);
+      if (filter.expiringBefore !== undefined)
+        where.push(`expires_at <= ${param(filter.expiringBefore)}::timestamptz`);
+      const rows = await query<{ run_id: string; entry: PendingItem }>(
+        'postgresStore.listPending',
+        `SELECT run_id, entry FROM ${pendingTable}
+         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY asked_ms, run_id, id LIMIT ${param(limit + 1)}`,
+        values,
+      );
+      const items = rows.slice(0, limit).map(({ run_id, entry }) => ({ ...entry, runId: run_id }));
+      return { items, cursor: rows.length > limit ? pendingKey(items.at(-1)!) : null };
     },
 
     async listExpired(before, limit) {

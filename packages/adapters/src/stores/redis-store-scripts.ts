@@ -11,15 +11,17 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 `;
 
 /**
- * The checks and the bookkeeping every write shares. KEYS: run hash, expiry index. ARGV: expected
+ * The checks and the bookkeeping every write shares. KEYS: run hash, expiry index, inbox index (a
+ * hash of entries by key; its sorted sets are that name + a scope). ARGV: expected
  * version ('' = must be absent), the content (snapshot or head), expiresAt as epoch ms ('' = none),
  * expiresAt as written, TTL seconds ('' = none), run id, '1' if a lease owner writes ('0' =
- * nobody), the owner, lease ms ('0' = none afterwards). A write returns {1, newVersion}, {0,
+ * nobody), the owner, lease ms ('0' = none afterwards), the run's pending entries as JSON
+ * `[[key, [scope…], entry JSON]…]` (they replace those the run's `pending` field lists). A write returns {1, newVersion}, {0,
  * currentVersion or ''} (stale), {-1, currentVersion} (lease held) or {-2, currentVersion} (an
  * append onto a row stored whole). A hash without lease fields (the first release's) has no lease.
  */
 const CHECK = `${NOW}
-local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'head', 'chunks', 'leaseStop')
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'head', 'chunks', 'leaseStop', 'pending')
 local current = run[1]
 if ARGV[1] == '' then
   if current then return {0, current} end
@@ -50,6 +52,23 @@ if ARGV[3] == '' then
 else
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[6])
 end
+if run[7] then
+  for _, old in ipairs(cjson.decode(run[7])) do
+    redis.call('HDEL', KEYS[3], old[1])
+    for _, scope in ipairs(old[2]) do redis.call('ZREM', KEYS[3] .. scope, old[1]) end
+  end
+end
+local listed = {}
+for _, item in ipairs(cjson.decode(ARGV[10])) do
+  redis.call('HSET', KEYS[3], item[1], item[3])
+  for _, scope in ipairs(item[2]) do redis.call('ZADD', KEYS[3] .. scope, 0, item[1]) end
+  listed[#listed + 1] = {item[1], item[2]}
+end
+if #listed > 0 then
+  redis.call('HSET', KEYS[1], 'pending', cjson.encode(listed))
+else
+  redis.call('HDEL', KEYS[1], 'pending')
+end
 if ARGV[5] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
 return {1, version}
 `;
@@ -62,22 +81,22 @@ ${AFTER_WRITE}`;
 
 /**
  * A head and log texts (layout 2). ARGV as above (ARGV[2] the head), then 'append' | 'rewrite', the
- * messages' text, the records' text. Chunk i of the logs is the fields m<i> and r<i> (absent when
+ * messages' text, the records' text (ARGV[11] to [13]). Chunk i of the logs is the fields m<i> and r<i> (absent when
  * empty); `chunks` counts them. An append adds one chunk (none when both texts are empty); a
  * rewrite, or a write that creates the run, starts the hash afresh.
  */
 export const PUT_PARTS_SCRIPT = `${CHECK}
 local chunk = 0
-if ARGV[10] == 'append' and current then
+if ARGV[11] == 'append' and current then
   if not run[4] then return {-2, current} end
   chunk = tonumber(run[5])
 elseif current then
   redis.call('DEL', KEYS[1])
 end
-if ARGV[11] ~= '' or ARGV[12] ~= '' then
+if ARGV[12] ~= '' or ARGV[13] ~= '' then
   chunk = chunk + 1
-  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'm' .. chunk, ARGV[11]) end
-  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'r' .. chunk, ARGV[12]) end
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'm' .. chunk, ARGV[12]) end
+  if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'r' .. chunk, ARGV[13]) end
 end
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[2], 'chunks', chunk, 'expiresAt', ARGV[4])
 ${AFTER_WRITE}`;
@@ -165,4 +184,19 @@ for i = 2, #KEYS do
   end
 end
 return kept
+`;
+
+/**
+ * KEYS: run hash, inbox index. Deletes the run and its inbox entries (those its `pending` field
+ * lists) in one step.
+ */
+export const DELETE_SCRIPT = `
+local pending = redis.call('HGET', KEYS[1], 'pending')
+if pending then
+  for _, old in ipairs(cjson.decode(pending)) do
+    redis.call('HDEL', KEYS[2], old[1])
+    for _, scope in ipairs(old[2]) do redis.call('ZREM', KEYS[2] .. scope, old[1]) end
+  end
+end
+redis.call('DEL', KEYS[1])
 `;

@@ -9,9 +9,14 @@ import {
   assembleSnapshot,
   checkLeaseMs,
   leaseHeldError,
+  matchesPending,
   notInPartsError,
   type PartsWrite,
+  type PendingFilter,
+  type PendingIndexEntry,
+  type PendingItem,
   type PutOptions,
+  pendingKey,
   SnapshotError,
   type SnapshotStore,
   type StoredParts,
@@ -22,6 +27,7 @@ import {
 } from '@turnkit/core';
 import type { Redis } from 'ioredis';
 import {
+  DELETE_SCRIPT,
   DROP_GONE_SCRIPT,
   GET_SCRIPT,
   PUT_PARTS_SCRIPT,
@@ -38,6 +44,12 @@ export interface RedisStoreOptions {
   ttlSeconds?: number;
   /** The sorted set indexing runs by `expiresAt`, for `listExpired`. Default `` `${prefix}__expiry__` ``. */
   expiryKey?: string;
+  /**
+   * The inbox index (`listPending`): a hash of entries at this key, and sorted sets at this key +
+   * a scope (`:all`, `:p:<principal>`, `:np`, `:a:<assignee>`, `:v:<principal>`). Default
+   * `` `${prefix}__pending__` ``.
+   */
+  pendingKey?: string;
 }
 
 /** Index entries read per round trip by `listExpired` when no limit is given. */
@@ -76,6 +88,7 @@ type GetReply = [string, string, number, string] | [string, string, number, stri
 export function redisStore(client: Redis, options: RedisStoreOptions = {}): SnapshotStore {
   const prefix = options.prefix ?? 'turnkit:run:';
   const expiryKey = options.expiryKey ?? `${prefix}__expiry__`;
+  const inboxKey = options.pendingKey ?? `${prefix}__pending__`;
   const ttlSeconds = options.ttlSeconds;
   if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && ttlSeconds > 0)) {
     throw new TurnkitError(
@@ -86,10 +99,10 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   const ttl = ttlSeconds === undefined ? '' : String(ttlSeconds);
   const runKey = (runId: string, where: string) => {
     const key = prefix + runId;
-    if (runId === '' || key === expiryKey) {
+    if (runId === '' || key === expiryKey || key.startsWith(inboxKey)) {
       throw new TurnkitError(
         'CONFIG_INVALID',
-        `${where}: run id ${JSON.stringify(runId)} cannot be used: it is empty or names the expiry index ${expiryKey}.`,
+        `${where}: run id ${JSON.stringify(runId)} cannot be used: it is empty or names the expiry index ${expiryKey} or the inbox index ${inboxKey}.`,
       );
     }
     return key;
@@ -131,9 +144,10 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     const expiresAt = opts.expiresAt ?? null;
     const [written, version] = (await client.eval(
       script,
-      2,
+      3,
       key,
       expiryKey,
+      inboxKey,
       opts.expectedVersion === null ? '' : String(opts.expectedVersion),
       content,
       expiresAt === null ? '' : String(parseExpiresAt(expiresAt, where)),
@@ -143,6 +157,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       opts.lease ? '1' : '0',
       opts.lease?.owner ?? '',
       String(opts.lease?.ms ?? 0),
+      pendingArgument(runId, opts.pending),
       ...extra,
     )) as ScriptReply;
     if (written === -1) throw leaseHeldError(runId);
@@ -211,7 +226,31 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     },
 
     async delete(runId) {
-      await client.multi().del(runKey(runId, 'redisStore.delete')).zrem(expiryKey, runId).exec();
+      const key = runKey(runId, 'redisStore.delete');
+      await client.eval(DELETE_SCRIPT, 2, key, inboxKey);
+      await client.zrem(expiryKey, runId);
+    },
+
+    async listPending(filter, limit, cursor) {
+      const scope = inboxKey + scopeOf(filter);
+      const items: PendingItem[] = [];
+      let from = cursor === null ? '-' : `(${cursor}`;
+      // Read a page at a time from the narrowest scope; the other filters are checked on the entries.
+      for (;;) {
+        const batch = Math.max(limit + 1, 64);
+        const keys = await client.zrangebylex(scope, from, '+', 'LIMIT', 0, batch);
+        if (keys.length === 0) return { items, cursor: null };
+        const texts = await client.hmget(inboxKey, ...keys);
+        for (const text of texts) {
+          if (text === null) continue;
+          const item = JSON.parse(text) as PendingItem;
+          if (!matchesPending(item, filter)) continue;
+          if (items.length === limit) return { items, cursor: pendingKey(items.at(-1)!) };
+          items.push(item);
+        }
+        if (keys.length < batch) return { items, cursor: null };
+        from = `(${keys.at(-1)!}`;
+      }
     },
 
     async listExpired(before, limit = Number.POSITIVE_INFINITY) {
@@ -228,6 +267,28 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       return [...listed];
     },
   };
+}
+
+/** The sorted set a filter reads: the narrowest its fields allow. */
+function scopeOf(filter: PendingFilter): string {
+  if (filter.assignee !== undefined) return `:a:${filter.assignee}`;
+  if (filter.visibleTo !== undefined) return `:v:${filter.visibleTo}`;
+  if (filter.principal === null) return ':np';
+  if (filter.principal !== undefined) return `:p:${filter.principal}`;
+  return ':all';
+}
+
+/** The run's entries as the write scripts take them: `[key, scopes, entry JSON]` each. */
+function pendingArgument(runId: string, pending: PendingIndexEntry[] | null | undefined): string {
+  const items = (pending ?? []).map((entry) => {
+    const item: PendingItem = { ...entry, runId };
+    const scopes = new Set([':all', entry.principal === undefined ? ':np' : `:p:${entry.principal}`]);
+    for (const assignee of entry.assignees ?? []) scopes.add(`:a:${assignee}`).add(`:v:${assignee}`);
+    if (entry.principal !== undefined) scopes.add(`:v:${entry.principal}`);
+    return [pendingKey(item), [...scopes], JSON.stringify(item)];
+  });
+  // cjson reads `[]` as an empty table, which is what the scripts iterate.
+  return JSON.stringify(items);
 }
 
 function parseExpiresAt(expiresAt: string, where: string): number {
