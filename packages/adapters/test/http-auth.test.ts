@@ -101,6 +101,8 @@ describe('authorize(request, route)', () => {
       'aiSdk',
       'agUi',
       'mcp',
+      'inbox',
+      'answer-link',
     ]);
   });
 

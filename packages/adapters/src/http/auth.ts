@@ -30,6 +30,8 @@ export const ROUTE_NAMES = [
   'aiSdk',
   'agUi',
   'mcp',
+  'inbox',
+  'answer-link',
 ] as const;
 
 /** The name of a route (see {@link ROUTE_NAMES}). */

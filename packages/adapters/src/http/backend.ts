@@ -6,6 +6,8 @@
 import {
   type AnyAgent,
   createSessions,
+  type InboxFilter,
+  type InboxPage,
   type ResponseInput,
   type SessionOptions,
   type SnapshotStore,
@@ -55,6 +57,8 @@ export interface RunBackend {
     request: StopRequest,
     options: TurnOptions,
   ): Promise<BackendResult & { stop: StopOutcome }>;
+  /** Store mode, with a store that keeps the inbox index: one page of it (core's `sessions.inbox`). */
+  inbox?(filter: InboxFilter): Promise<InboxPage>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
@@ -73,5 +77,8 @@ export function storeBackend(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     sweep: (options) => sessions.sweep(options),
     play: (claim, options) => sessions.play(claim, options),
     stop: (runId, request, options) => sessions.stop(runId, request, options),
+    ...(typeof store.listPending === 'function'
+      ? { inbox: (filter: InboxFilter) => sessions.inbox(filter) }
+      : {}),
   };
 }

@@ -2,7 +2,8 @@
  * The routes, relative to the handler's base path:
  * `POST /runs`, `GET /runs/:id`, `POST /runs/:id/{answer,approve,reject,cancel,input,messages,retry}`,
  * `POST /runs/:id/stop` (store mode, stop.ts)
- * and `GET /runs/:id/events` (SSE, resumable with `Last-Event-ID`); `POST /sweep` is registered by
+ * and `GET /runs/:id/events` (SSE, resumable with `Last-Event-ID`); `GET /interactions` (inbox.ts);
+ * `POST /sweep` is registered by
  * the handler (see handler.ts). Each one is registered with its name from the closed list of
  * {@link RouteName}s and a guard that asks `authorize` about that very route before the handler
  * runs; then it validates its body, calls the backend, publishes what happened to the event hub
@@ -23,6 +24,7 @@ import type { TurnQueue } from '../queue/index.js';
 import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
 import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
+import { registerInbox } from './inbox.js';
 import { HttpProblem } from './problem.js';
 import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
 import { sseResponse } from './sse.js';
@@ -227,6 +229,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
     const stop = backend.stop;
     app.post('/runs/:id/stop', guard('stop'), stopRoute({ ...deps, stop, runIdOf, view }));
   }
+  if (backend.inbox) registerInbox(app, guard('inbox'), backend.inbox);
 
   app.get('/runs/:id/events', guard('events'), async (c) => {
     const runId = runIdOf(c);

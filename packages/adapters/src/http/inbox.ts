@@ -1,0 +1,71 @@
+/**
+ * `GET /interactions` (route `inbox`, DESIGN §20): the pending asks of every run the caller may see,
+ * oldest first, a page at a time, read from the store's index through core's `sessions.inbox`. A
+ * caller `authorize` named sees the asks of runs bound to it and those naming it among the
+ * assignees; a caller without a principal sees only runs bound to no principal. Store mode only.
+ */
+import { type InboxFilter, type InboxPage, TurnkitError } from '@turnkit/core';
+import type { Hono, MiddlewareHandler } from 'hono';
+import { HttpProblem } from './problem.js';
+import type { HandlerEnv } from './routes.js';
+
+/** Most items one page may ask for (`?limit=`). */
+const MAX_LIMIT = 500;
+
+/** The query of `GET /interactions` as an inbox filter, or a `BAD_REQUEST` saying what is wrong. */
+function filterOf(url: string): InboxFilter {
+  const query = new URL(url).searchParams;
+  const filter: InboxFilter = {};
+  for (const name of ['assignee', 'kind', 'cursor'] as const) {
+    const value = query.get(name);
+    if (value === null) continue;
+    if (value === '') throw new HttpProblem('BAD_REQUEST', `${name} must not be empty.`);
+    filter[name] = value;
+  }
+  const limit = query.get('limit');
+  if (limit !== null) {
+    const count = Number(limit);
+    if (!/^\d+$/.test(limit) || count < 1 || count > MAX_LIMIT) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(limit.slice(0, 40))}.`,
+      );
+    }
+    filter.limit = count;
+  }
+  const before = query.get('expiringBefore');
+  if (before !== null) {
+    if (Number.isNaN(Date.parse(before))) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        `expiringBefore must be an ISO date such as 2030-01-01T00:00:00Z, got ${JSON.stringify(before.slice(0, 40))}.`,
+      );
+    }
+    filter.expiringBefore = before;
+  }
+  return filter;
+}
+
+/** Registers `GET /interactions` on `app`, behind `guard` (the `inbox` route's `authorize`). */
+export function registerInbox(
+  app: Hono<HandlerEnv>,
+  guard: MiddlewareHandler<HandlerEnv>,
+  inbox: (filter: InboxFilter) => Promise<InboxPage>,
+): void {
+  app.get('/interactions', guard, async (c) => {
+    const principal = c.get('principal');
+    const filter: InboxFilter = {
+      ...filterOf(c.req.url),
+      ...(principal === undefined ? { principal: null } : { visibleTo: principal }),
+    };
+    try {
+      return c.json(await inbox(filter));
+    } catch (error) {
+      // The store has an index (checked when the backend was built): what remains is the query's fault.
+      if (TurnkitError.isInstance(error) && error.code === 'CONFIG_INVALID') {
+        throw new HttpProblem('BAD_REQUEST', error.message);
+      }
+      throw error;
+    }
+  });
+}
