@@ -24,7 +24,7 @@ function inboxHandler(seen: RouteInfo[] = []) {
   });
 }
 
-const as = (user?: string) => (user ? { 'x-user': user } : {});
+const as = (user?: string): Record<string, string> => (user ? { 'x-user': user } : {});
 
 describe('GET /interactions', () => {
   it('lists the asks of the caller’s runs only, oldest first; a guest sees the runs of no principal', async () => {
