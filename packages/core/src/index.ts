@@ -48,6 +48,7 @@ export type {
   InboxItem,
   InboxPage,
   MemoryStoreOptions,
+  OnInteraction,
   PartsWrite,
   PendingFilter,
   PendingIndexEntry,

@@ -45,6 +45,10 @@ export interface Run {
   principal?: string;
   /** The span context of the turn that last paused, for the next turn to link to. */
   trace?: TraceContext;
+  /** Sessions: pending interaction ids already announced to `onInteraction` (DESIGN §20). */
+  notified?: string[];
+  /** Sessions: ids of answer links already used on this run (DESIGN §20). */
+  usedLinks?: string[];
   /** Set by sessions while they hold the run: no model or tool call starts once it stops holding. */
   fence?: Fence;
   /** A sub-agent under the `choose` policy: its model is offered the question tools with `to`. */
@@ -203,6 +207,8 @@ export function loadRun(
     context: context !== undefined ? context : deserializeContext(decoded.context, agent.serializer),
     ...(decoded.principal !== undefined ? { principal: decoded.principal } : {}),
     ...(decoded.trace !== undefined ? { trace: decoded.trace } : {}),
+    ...(decoded.notified !== undefined ? { notified: decoded.notified } : {}),
+    ...(decoded.usedLinks !== undefined ? { usedLinks: decoded.usedLinks } : {}),
     ...(transcript ? { transcript } : {}),
     options,
     events: [],
@@ -243,6 +249,8 @@ export function decodedOf(run: Run): DecodedSnapshot {
     createdAt: now(run).toISOString(),
     ...(run.principal !== undefined ? { principal: run.principal } : {}),
     ...(run.trace !== undefined ? { trace: run.trace } : {}),
+    ...(run.notified !== undefined ? { notified: run.notified } : {}),
+    ...(run.usedLinks !== undefined ? { usedLinks: run.usedLinks } : {}),
     state: { value: stateOf(run), context: run.state.context },
     context: serializeContext(run.context, run.agent.serializer),
   };

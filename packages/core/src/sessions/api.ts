@@ -6,6 +6,7 @@ import type { ResponseInput } from '../interpreter/index.js';
 import type { Agent } from '../tools/index.js';
 import type { BudgetLimits, ChatMessage, TurnOptions, TurnResult } from '../types.js';
 import type { InboxFilter, InboxPage } from './inbox.js';
+import type { OnInteraction } from './notify.js';
 import type { SnapshotStore } from './store.js';
 
 /** A turn result plus the version under which the store now holds the run. */
@@ -184,4 +185,11 @@ export interface SessionsConfig<TOutput = string> {
    * `ctx.idempotencyKey`.
    */
   leaseMs?: number;
+  /**
+   * Called once per new pending interaction, after the pause is stored (DESIGN §20): send the
+   * e-mail, post the chat message. At least once: if the process dies between the write and the
+   * call, the next call on that run (`get`, a response, `sweep`…) makes it; dedupe on the
+   * interaction id. A throw is passed to the call's `onError`, and the call is made again later.
+   */
+  onInteraction?: OnInteraction;
 }

@@ -7,6 +7,7 @@
  */
 import { SnapshotError } from '../errors.js';
 import { decodedOf, encodeRun, loadRun, type Run, type RunAccess } from '../interpreter/index.js';
+import { pendingInteractions } from '../machine/index.js';
 import { encodeParts, openParts, type StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
@@ -108,4 +109,14 @@ export async function writeRun(
   const snapshot = encodeRun(run);
   const { version } = await store.put(run.runId, snapshot, opts);
   return { version, snapshot: () => snapshot };
+}
+
+/** When the run's earliest pending interaction expires: what a write at rest keeps for `listExpired`. */
+export function earliestExpiry(run: Run): string | null {
+  return (
+    pendingInteractions(run.state.context)
+      .map((interaction) => interaction.expiresAt)
+      .filter((value): value is string => value !== null)
+      .sort()[0] ?? null
+  );
 }

@@ -25,8 +25,10 @@ import {
 } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
 import { assertSerializable } from '../snapshot/index.js';
+import type { TurnOptions } from '../types.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
 import { readInbox } from './inbox.js';
+import { announce } from './notify.js';
 import { repeatOf } from './repeats.js';
 import { stopRun } from './stop.js';
 import { type Claim, isClaim, sessionTurns } from './turns.js';
@@ -52,8 +54,19 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   }
   const turns = sessionTurns(agent, store, leaseMs);
   const { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy } = turns;
+  const { onInteraction } = config;
+  if (onInteraction !== undefined && typeof onInteraction !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', 'createSessions: onInteraction must be a function.');
+  }
+  const announcing = new Set<string>();
+  /** Every call ends here: pending interactions its run has not announced yet are announced. */
+  const settle = async (
+    result: SessionResult<unknown>,
+    options: TurnOptions = {},
+  ): Promise<SessionResult<unknown>> =>
+    onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
 
-  async function respond(
+  async function respondOnce(
     runId: string,
     given: ResponseInput[],
     options: SessionOptions = {},
@@ -63,7 +76,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     const loaded = await load(runId, options, 'assignee');
     if (isClaim(loaded.run) && !leased(loaded)) {
       await recover(loaded);
-      return respond(runId, responses, options);
+      return respondOnce(runId, responses, options);
     }
     const repeats = responses.map((response) => repeatOf(loaded.run, response));
     if (repeats.length > 0 && repeats.every((repeat) => repeat === 'same')) return current(loaded);
@@ -92,6 +105,9 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     return proceed(loaded.run, claimed, options);
   }
 
+  const respond = async (runId: string, given: ResponseInput[], options: SessionOptions = {}) =>
+    settle(await respondOnce(runId, given, options), options);
+
   const sessions: Sessions<unknown> = {
     async start(start, options = {}) {
       const request = typeof start === 'string' || Array.isArray(start) ? { input: start } : start;
@@ -105,7 +121,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
       beginTurn(run, 'input');
       send(run, { type: 'START', messages: toMessages(request.input), maxSteps: agent.maxSteps });
-      return claimAndRun(run, null, undefined, options);
+      return settle(await claimAndRun(run, null, undefined, options), options);
     },
     answer: async (runId, answer, options) =>
       respond(runId, [{ ...responseFields(answer), type: 'answer' }], options),
@@ -127,12 +143,12 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
       beginTurn(loaded.run, 'input');
       sendUserMessage(loaded.run, toMessages(input));
-      return claimAndRun(loaded.run, loaded.version, loaded.logs, options);
+      return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
     async retry(runId, options = {}) {
       const loaded = await load(runId, options);
       if (leased(loaded)) throw busy(runId);
-      if (isClaim(loaded.run)) return recover(loaded, options);
+      if (isClaim(loaded.run)) return settle(await recover(loaded, options), options);
       const state = stateOf(loaded.run);
       if (state !== 'failed' && state !== 'aborted' && state !== 'maxSteps' && state !== 'budgetExceeded') {
         throw new StateError(
@@ -142,16 +158,17 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
       beginTurn(loaded.run, 'retry');
       send(loaded.run, { type: 'RETRY', maxSteps: agent.maxSteps });
-      return claimAndRun(loaded.run, loaded.version, loaded.logs, options);
+      return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
     async expire(runId, options = {}) {
       const loaded = await load(runId, options);
-      if (isClaim(loaded.run) || stateOf(loaded.run) !== 'waitingInput') return current(loaded);
+      if (isClaim(loaded.run) || stateOf(loaded.run) !== 'waitingInput')
+        return settle(current(loaded), options);
       const at = now(loaded.run).getTime();
       const expired = pendingInteractions(loaded.run.state.context).filter(
         (interaction) => interaction.expiresAt !== null && Date.parse(interaction.expiresAt) <= at,
       );
-      if (expired.length === 0) return current(loaded);
+      if (expired.length === 0) return settle(current(loaded), options);
       // Expiry is checked before anything else, so these resolve as timed out (or defaulted).
       return respond(
         runId,
@@ -160,7 +177,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       );
     },
     async get(runId, options = {}) {
-      return current(await load(runId, options, 'assignee'));
+      return settle(current(await load(runId, options, 'assignee')), options);
     },
     async sweep(options = {}) {
       const { limit = 100, ...turnOptions } = options;
@@ -176,7 +193,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
       return { swept, skipped };
     },
-    play: playClaim,
+    play: async (claim, options = {}) => settle(await playClaim(claim, options), options),
     stop: (runId, request, options = {}) => stopRun(turns, store, runId, request, options),
     inbox: (filter) => readInbox(store, filter),
   };

@@ -14,13 +14,12 @@ import {
   resultOf,
   stateOf,
 } from '../interpreter/index.js';
-import { pendingInteractions } from '../machine/index.js';
 import type { StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions, TurnStatus } from '../types.js';
 import type { PlayOptions, SessionOptions, SessionResult, TurnClaim } from './api.js';
 import { holdRun, lostClaimError } from './lease.js';
-import { readRun, type StoredRun, writeRun } from './rows.js';
+import { earliestExpiry, readRun, type StoredRun, writeRun } from './rows.js';
 import type { SnapshotStore } from './store.js';
 
 export type Loaded = StoredRun;
@@ -40,16 +39,26 @@ export type Claim = {
  */
 export const TAKEOVER_SEQ_GAP = 1_000_000;
 
+/** The run behind each result sessions return (and its stored logs), for what may follow the call. */
+const origins = new WeakMap<object, { run: Run; logs: StoredLogs | undefined }>();
+
+/** The run a session result was made from, while that result is alive. */
+export function originOf(result: object): { run: Run; logs: StoredLogs | undefined } | undefined {
+  return origins.get(result);
+}
+
 /** A session result: the turn result (its `snapshot` built when first read, see `resultOf`) and the version. */
 export function sessionResult(
   run: Run,
   snapshot: string | (() => string),
   version: number,
   status?: TurnStatus,
+  logs?: StoredLogs,
 ): SessionResult<unknown> {
   // Not spread: that would read the lazy `snapshot` getter.
   const result = resultOf(run, snapshot, status) as SessionResult<unknown>;
   result.version = version;
+  origins.set(result, { run, logs });
   return result;
 }
 
@@ -76,7 +85,7 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
 
   function current(loaded: Loaded): SessionResult<unknown> {
     const status = isClaim(loaded.run) ? 'running' : undefined;
-    return sessionResult(loaded.run, loaded.snapshot, loaded.version, status);
+    return sessionResult(loaded.run, loaded.snapshot, loaded.version, status, loaded.logs);
   }
 
   /**
@@ -159,10 +168,7 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
       if (handBack?.aborted) await release(run.runId, owner, hold.version);
       throw hold.lost;
     }
-    const expiresAt = pendingInteractions(run.state.context)
-      .map((interaction) => interaction.expiresAt)
-      .filter((value): value is string => value !== null)
-      .sort()[0];
+    const expiresAt = earliestExpiry(run);
     let written: Awaited<ReturnType<typeof writeRun>>;
     try {
       written = await writeRun(store, run, logs, {
@@ -174,7 +180,7 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
       if (error instanceof ConflictError) throw lostClaimError(run.runId, 'its result write was refused');
       throw error;
     }
-    return sessionResult(run, written.snapshot, written.version);
+    return sessionResult(run, written.snapshot, written.version, undefined, written.logs);
   }
 
   /** Lets the lease lapse now: the turn handed back is the next worker's to take. */

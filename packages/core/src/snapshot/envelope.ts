@@ -34,6 +34,10 @@ export interface DecodedSnapshot {
   principal?: string;
   /** The paused turn's span context, when telemetry is on. */
   trace?: TraceContext;
+  /** Sessions (DESIGN §20): ids of pending interactions whose `onInteraction` was called. */
+  notified?: string[];
+  /** Sessions (DESIGN §20): ids of the answer links already used on this run (each works once). */
+  usedLinks?: string[];
   /** The machine's persisted state: its state name and context (transcript, current step…). */
   state: { value: LoopStateName; context: LoopContext };
   /** The application context, serialized by superjson; null when there is none. */
@@ -163,6 +167,8 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
     createdAt: checked.createdAt,
     ...(checked.principal !== undefined ? { principal: checked.principal } : {}),
     ...(checked.trace !== undefined ? { trace: checked.trace } : {}),
+    ...(checked.notified !== undefined ? { notified: checked.notified } : {}),
+    ...(checked.usedLinks !== undefined ? { usedLinks: checked.usedLinks } : {}),
     state: { value: state.value, context: state.context },
     context: checked.context,
   };

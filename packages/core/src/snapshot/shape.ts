@@ -188,6 +188,8 @@ export const checkEnvelope: Check = object({
   createdAt: string,
   principal: optional(string),
   trace: optional(object({ traceId: string, spanId: string, traceFlags: count(0) })),
+  notified: optional(arrayOf(string)),
+  usedLinks: optional(arrayOf(string)),
   state: childState,
   // Version 1 sessions kept a `lease` here; leases now live beside the snapshot in the store.
   context: nullable(superjson),
