@@ -96,6 +96,22 @@ describe('GET /interactions', () => {
     }
   });
 
+  it('calls the handler’s onInteraction once per stored pause', async () => {
+    const announced: { runId: string; id: string; kind: string }[] = [];
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      onInteraction: (pending, run) => {
+        announced.push({ runId: run.runId, id: pending.id, kind: pending.kind });
+      },
+    });
+    const started = (await send(handler, 'POST', '/runs', { input: 'a' })).body;
+    await send(handler, 'GET', `/runs/${started.runId}`);
+    expect(announced).toEqual([{ runId: started.runId, id: started.pending[0].id, kind: 'question' }]);
+    await send(handler, 'POST', `/runs/${started.runId}/answer`, { answers: { 'Cell lines': ['K562'] } });
+    expect(announced.map((item) => item.kind)).toEqual(['question', 'approval']);
+  });
+
   it('does not exist in client-held mode, where no store keeps the asks', async () => {
     const handler = createHandler({ agent: inventoryAgent(), secret: SECRET });
     expect((await send(handler, 'GET', '/interactions')).status).toBe(404);

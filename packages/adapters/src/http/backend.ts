@@ -8,6 +8,7 @@ import {
   createSessions,
   type InboxFilter,
   type InboxPage,
+  type OnInteraction,
   type ResponseInput,
   type SessionOptions,
   type SnapshotStore,
@@ -62,8 +63,18 @@ export interface RunBackend {
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
-export function storeBackend(agent: AnyAgent, store: SnapshotStore, leaseMs: number | undefined): RunBackend {
-  const sessions = createSessions({ agent, store, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+export function storeBackend(
+  agent: AnyAgent,
+  store: SnapshotStore,
+  leaseMs: number | undefined,
+  onInteraction?: OnInteraction,
+): RunBackend {
+  const sessions = createSessions({
+    agent,
+    store,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(onInteraction ? { onInteraction } : {}),
+  });
   return {
     clientHeld: false,
     start: (input, context, options) =>

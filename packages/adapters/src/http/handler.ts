@@ -60,7 +60,7 @@ export function createHandler(options: HandlerOptions): FetchHandler {
   const agent = withKeys(options.agent, options.secret, options.encrypt === true);
   let backend: RunBackend;
   if (options.store) {
-    backend = storeBackend(agent, options.store, options.leaseMs);
+    backend = storeBackend(agent, options.store, options.leaseMs, options.onInteraction);
   } else {
     assertSigning(agent);
     const replay =

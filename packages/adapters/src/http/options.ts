@@ -7,6 +7,7 @@
 import {
   type AgentEvent,
   type AnyAgent,
+  type OnInteraction,
   type SnapshotStore,
   TurnkitError,
   type TurnResult,
@@ -124,6 +125,11 @@ export interface HandlerOptions {
   maxBodyBytes?: number;
   /** Store mode: how long a request's claim on a run holds (default 60 000 ms, see `createSessions`). */
   leaseMs?: number;
+  /**
+   * Store mode: called once per new pending interaction after its pause is stored, at least once
+   * (see `createSessions`' `onInteraction`): send the e-mail with an answer link, post to chat.
+   */
+  onInteraction?: OnInteraction;
   /** Include the transcript in responses and `state` events (default true). */
   messages?: boolean;
   /** Builds the application `context` of a new run from its `POST /runs` request (e.g. the user id). */
