@@ -21,7 +21,9 @@ export type TurnkitErrorCode =
   | 'CONFLICT'
   | 'MODEL_ERROR'
   | 'CONFIG_INVALID'
-  | 'QUEUE_UNAVAILABLE';
+  | 'QUEUE_UNAVAILABLE'
+  // An answer link that cannot be used (DESIGN §20).
+  | 'LINK_INVALID';
 
 const marker = Symbol.for('turnkit.error');
 
@@ -65,10 +67,26 @@ export class StateError extends TurnkitError {
       | 'AMBIGUOUS_INTERACTION'
       | 'WRONG_KIND'
       | 'RUN_NOT_FOUND'
-      | 'NOT_ASSIGNEE',
+      | 'NOT_ASSIGNEE'
+      // An answer link that cannot be used (DESIGN §20).
+      | 'LINK_INVALID',
     message: string,
   ) {
     super(code, message);
+  }
+}
+
+/**
+ * An answer link (DESIGN §20) that cannot be used: `LINK_INVALID`. `forged` is true when the token
+ * was not signed with the agent's secret, or was altered (HTTP 403); false when it was used
+ * already or has expired (HTTP 410).
+ */
+export class LinkError extends StateError {
+  readonly forged: boolean;
+
+  constructor(message: string, forged: boolean) {
+    super('LINK_INVALID', message);
+    this.forged = forged;
   }
 }
 

@@ -7,6 +7,7 @@ export type { AnswerIssue, TurnkitErrorCode } from './errors.js';
 export {
   AnswerError,
   ConflictError,
+  LinkError,
   ModelError,
   SnapshotError,
   StateError,

@@ -52,13 +52,14 @@ const FIRST_RELEASE = [
   'toolErrorResult',
 ];
 
-/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop and the inbox index (31). */
+/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop, the inbox index and answer links (31). */
 const ADDED = [
   'SHELL_ASK_USAGE',
   'TAKEOVER_SEQ_GAP',
   'assembleSnapshot',
   'checkLeaseMs',
   'joinLog',
+  'LinkError',
   'leaseHeldError',
   'matchesPending',
   'notInPartsError',

@@ -6,6 +6,7 @@ import type { ResponseInput } from '../interpreter/index.js';
 import type { Agent } from '../tools/index.js';
 import type { BudgetLimits, ChatMessage, TurnOptions, TurnResult } from '../types.js';
 import type { InboxFilter, InboxPage } from './inbox.js';
+import type { AnswerLinkOptions } from './links.js';
 import type { OnInteraction } from './notify.js';
 import type { SnapshotStore } from './store.js';
 
@@ -141,6 +142,25 @@ export interface Sessions<TOutput = string> {
    * any run. A store without that index is refused with `CONFIG_INVALID`.
    */
   inbox(filter?: InboxFilter): Promise<InboxPage>;
+  /**
+   * A single-use link that answers one pending interaction (DESIGN §20), for an e-mail or a chat
+   * message: a token signed with the agent's snapshot secret (`CONFIG_INVALID` without one), valid
+   * for `ttlMs`. With `response` it gives that response (a one-click "approve"); without, the use
+   * supplies one. Used with {@link Sessions.answerWithLink} (or `POST /interactions/:token`).
+   */
+  answerLink(runId: string, interactionId: string, options: AnswerLinkOptions): Promise<string>;
+  /**
+   * Answers with a link, once: with the link's response, else with `response` (shaped as on
+   * `respond`, without `id`; `type` may be left out for a question or a form). The link's principal
+   * answers. A link used already or expired is a `LinkError` (`LINK_INVALID`, `forged: false`); one
+   * not signed with this agent's secret, or altered, is a `LinkError` with `forged: true`. Of two
+   * uses racing, across processes, one answers and the other gets `LINK_INVALID`.
+   */
+  answerWithLink(
+    token: string,
+    response?: unknown,
+    options?: SessionOptions,
+  ): Promise<SessionResult<TOutput>>;
 }
 
 /** What {@link Sessions.stop} takes. */

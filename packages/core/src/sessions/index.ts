@@ -15,6 +15,7 @@ export type {
   TurnClaim,
 } from './api.js';
 export type { InboxFilter, InboxItem, InboxPage } from './inbox.js';
+export type { AnswerLinkOptions, LinkResponse } from './links.js';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.js';
 export type { OnInteraction } from './notify.js';
 export { createSessions, TAKEOVER_SEQ_GAP } from './sessions.js';

@@ -6,7 +6,7 @@
  * runs; a worker that loses it mid-turn starts nothing more and writes nothing. Leases are judged
  * by the store alone, on its clock. The steps themselves are in turns.ts.
  */
-import { ConflictError, StateError, TurnkitError } from '../errors.js';
+import { AnswerError, ConflictError, StateError, TurnkitError } from '../errors.js';
 import {
   applyResolutions,
   beginTurn,
@@ -28,6 +28,7 @@ import { assertSerializable } from '../snapshot/index.js';
 import type { TurnOptions } from '../types.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
 import { readInbox } from './inbox.js';
+import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce } from './notify.js';
 import { repeatOf } from './repeats.js';
 import { stopRun } from './stop.js';
@@ -66,18 +67,21 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   ): Promise<SessionResult<unknown>> =>
     onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
 
+  /** Applies responses and plays the turn; with `link` (an answer link's id), records it in the claim, once. */
   async function respondOnce(
     runId: string,
     given: ResponseInput[],
     options: SessionOptions = {},
+    link?: string,
   ): Promise<SessionResult<unknown>> {
     // Copied into plain data first: the repeat check below reads the responses before the run does.
     const responses = checkResponses(given);
     const loaded = await load(runId, options, 'assignee');
     if (isClaim(loaded.run) && !leased(loaded)) {
       await recover(loaded);
-      return respondOnce(runId, responses, options);
+      return respondOnce(runId, responses, options, link);
     }
+    if (link !== undefined && loaded.run.usedLinks?.includes(link)) throw usedLinkError();
     const repeats = responses.map((response) => repeatOf(loaded.run, response));
     if (repeats.length > 0 && repeats.every((repeat) => repeat === 'same')) return current(loaded);
     if (repeats.includes('different')) {
@@ -91,6 +95,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     if (resolutions.length === 0) return current(loaded);
     beginTurn(loaded.run, 'respond');
     applyResolutions(loaded.run, resolutions);
+    if (link !== undefined) loaded.run.usedLinks = [...(loaded.run.usedLinks ?? []), link];
     let claimed: Claim;
     try {
       claimed = await claim(loaded.run, loaded.version, loaded.logs);
@@ -99,6 +104,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       // Lost the race to claim, before anything ran: if the winner applied this very decision,
       // answer as a repeat would.
       const again = await load(runId, options, 'assignee');
+      if (link !== undefined && again.run.usedLinks?.includes(link)) throw usedLinkError();
       if (responses.every((response) => repeatOf(again.run, response) === 'same')) return current(again);
       throw error;
     }
@@ -196,6 +202,59 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     play: async (claim, options = {}) => settle(await playClaim(claim, options), options),
     stop: (runId, request, options = {}) => stopRun(turns, store, runId, request, options),
     inbox: (filter) => readInbox(store, filter),
+    async answerLink(runId, interactionId, options) {
+      checkLinkOptions(options);
+      const loaded = await load(runId, {});
+      const waiting =
+        stateOf(loaded.run) === 'waitingInput' &&
+        pendingInteractions(loaded.run.state.context).some((interaction) => interaction.id === interactionId);
+      if (!waiting) {
+        throw new StateError(
+          'INTERACTION_NOT_FOUND',
+          `Run ${runId} has no pending interaction ${JSON.stringify(interactionId)} to make a link for: load the run to see what it waits for.`,
+        );
+      }
+      // A link's response is checked now, so a link that could never work is never sent.
+      if (options.response !== undefined) {
+        prepareResolutions(loaded.run, checkResponses([{ ...options.response, id: interactionId }]));
+      }
+      return signLink(agent, {
+        runId,
+        interactionId,
+        expiresAt: Date.now() + options.ttlMs,
+        ...(options.principal !== undefined ? { principal: options.principal } : {}),
+        ...(options.response !== undefined ? { response: options.response } : {}),
+      }).token;
+    },
+    async answerWithLink(token, body, options = {}) {
+      const claims = openLink(agent, token, (options.now ?? new Date()).getTime());
+      const linkOptions =
+        claims.principal !== undefined ? { ...options, principal: claims.principal } : options;
+      const given = claims.response ?? body;
+      if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+        throw new AnswerError(
+          [{ path: [], message: 'This link carries no response: send one, e.g. { "type": "approve" }' }],
+          'The response',
+        );
+      }
+      let response = given as Record<string, unknown>;
+      if (response.type === undefined) {
+        // The type follows from what is asked, when only one fits.
+        const loaded = await load(claims.runId, linkOptions, 'assignee');
+        const kind = pendingInteractions(loaded.run.state.context).find(
+          (interaction) => interaction.id === claims.interactionId,
+        )?.kind;
+        const type = kind === 'question' ? 'answer' : kind === 'input' ? 'input' : undefined;
+        if (type !== undefined) response = { ...response, type };
+      }
+      const result = await respondOnce(
+        claims.runId,
+        [{ ...response, id: claims.interactionId } as ResponseInput],
+        linkOptions,
+        claims.linkId,
+      );
+      return settle(result, linkOptions);
+    },
   };
   // Every result's `output` was parsed with `agent.output`, whose type is TOutput.
   return sessions as Sessions<TOutput>;

@@ -6,7 +6,7 @@ export {
   serializeChecked,
   serializeContext,
 } from './context.js';
-export { randomBytes, sha256Hex, toBase64url } from './crypto.js';
+export { constantTimeEqual, fromBase64url, hmacHex, randomBytes, sha256Hex, toBase64url } from './crypto.js';
 export {
   checkShape,
   type DecodedSnapshot,
