@@ -49,6 +49,7 @@ describe('answer links', () => {
     const paused = await sessions.start('ask');
     const token = await sessions.answerLink(paused.runId, paused.pending[0]!.id, { ttlMs: 60_000 });
     expect((await sessions.answerWithLink(token, { answers: 'JWT' })).status).toBe('completed');
+    expect(await refusal(sessions.answerWithLink(token, { answers: 'OAuth' }))).toBe('LINK_INVALID gone');
   });
 
   it('lets exactly one of two racing uses answer', async () => {

@@ -60,6 +60,8 @@ export interface RunBackend {
   ): Promise<BackendResult & { stop: StopOutcome }>;
   /** Store mode, with a store that keeps the inbox index: one page of it (core's `sessions.inbox`). */
   inbox?(filter: InboxFilter): Promise<InboxPage>;
+  /** Store mode: answers with an answer link, once (core's `sessions.answerWithLink`). */
+  answerWithLink?(token: string, response: unknown, options: TurnOptions): Promise<BackendResult>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
@@ -88,6 +90,7 @@ export function storeBackend(
     sweep: (options) => sessions.sweep(options),
     play: (claim, options) => sessions.play(claim, options),
     stop: (runId, request, options) => sessions.stop(runId, request, options),
+    answerWithLink: (token, response, options) => sessions.answerWithLink(token, response, options),
     ...(typeof store.listPending === 'function'
       ? { inbox: (filter: InboxFilter) => sessions.inbox(filter) }
       : {}),

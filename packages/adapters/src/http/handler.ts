@@ -10,6 +10,7 @@ import { createEventHub, hubPublisher, type RequestOnEvent } from '../events/ind
 import { callerPrincipal, corsPolicy, tokenGate } from './auth.js';
 import { type RunBackend, storeBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
+import { registerAnswerLink } from './links.js';
 import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
 import { servedWithProblems } from './problem.js';
 import { type HandlerEnv, registerRoutes } from './routes.js';
@@ -107,6 +108,22 @@ export function createHandler(options: HandlerOptions): FetchHandler {
       onError,
       onSettled: publishState,
       ...clock,
+    });
+  }
+  // Registered before the token check too: an answer link is its own credential.
+  if (backend.answerWithLink) {
+    registerAnswerLink(app, {
+      answerWithLink: backend.answerWithLink,
+      authorize: options.authorize,
+      onError,
+      maxBodyBytes,
+      messages,
+      publishState,
+      turnOptions: (request) => ({
+        onEvent: publisher.forRequest(),
+        onError: (error, run) => onError(error, request, run),
+        ...(options.now ? { now: options.now() } : {}),
+      }),
     });
   }
   app.use('*', tokenGate(options.token));

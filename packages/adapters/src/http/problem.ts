@@ -45,6 +45,8 @@ export const PROBLEM_STATUS: Readonly<Record<ProblemCode, number>> = {
   SNAPSHOT_VERSION: 409,
   SNAPSHOT_INCOMPATIBLE: 409,
   INTERACTION_EXPIRED: 410,
+  // Used or expired; a forged link is 403 (see toProblem).
+  LINK_INVALID: 410,
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   ANSWER_INVALID: 422,
@@ -144,6 +146,12 @@ export function toProblem(error: unknown, fromStore: boolean): { body: ProblemBo
       const detail =
         (error as Partial<ModelError>).publicMessage ?? 'The model call failed. Try again later.';
       return { body: problemBody(code, detail), report: true };
+    }
+    if (code === 'LINK_INVALID' && (error as { forged?: unknown }).forged === true) {
+      return {
+        body: { ...problemBody(code, error.message), status: 403, title: 'Forbidden' },
+        report: false,
+      };
     }
     const issues = (error as Partial<AnswerError>).issues;
     return { body: problemBody(code, error.message, Array.isArray(issues) ? { issues } : {}), report: false };

@@ -241,6 +241,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       if (response.type === undefined) {
         // The type follows from what is asked, when only one fits.
         const loaded = await load(claims.runId, linkOptions, 'assignee');
+        if (loaded.run.usedLinks?.includes(claims.linkId)) throw usedLinkError();
         const kind = pendingInteractions(loaded.run.state.context).find(
           (interaction) => interaction.id === claims.interactionId,
         )?.kind;
