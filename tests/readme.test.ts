@@ -84,6 +84,7 @@ describe('README examples', () => {
       'agent',
       'agent-essentials',
       'ai-sdk-model',
+      'answer-links',
       'background-turns',
       'budgets',
       'event-log',
@@ -92,6 +93,7 @@ describe('README examples', () => {
       'frontend-server',
       'getting-started',
       'http-handler',
+      'inbox',
       'mcp-server',
       'mcp-tools',
       'postgres-handler',
@@ -165,6 +167,18 @@ describe('README examples', () => {
       /^budget \{"spent":\{"steps":1,.*"costUsd":0\.02\},"limit":\{"costUsd":0\.02\}\}$/,
     );
     expect(lines.slice(2)).toEqual(['completed Draft two. { costUsd: 0.04 }', 'budget_exceeded']);
+  });
+
+  it('inbox: lists the asks of every run oldest first, announces each once, and drops an answered one', async () => {
+    const output = await runExample('inbox');
+    expect(output).toMatch(/^ask question\nask question\n/);
+    expect(output).toContain("'question: Which K562 line do you mean?'");
+    expect(output.trim().split('\n').slice(-2)).toEqual(['1', '1']);
+  });
+
+  it('answer-links: a one-click link answers once; using it again is LINK_INVALID', async () => {
+    const lines = (await runExample('answer-links')).trim().split('\n');
+    expect(lines).toEqual(['completed', 'LINK_INVALID false']);
   });
 
   it('sessions: pauses for approval and lets exactly one of two concurrent decisions win', async () => {
