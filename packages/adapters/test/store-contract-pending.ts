@@ -5,9 +5,16 @@
  * names its own principal, assignee or kind, since the store is shared with the rest of the suite.
  */
 import { randomUUID } from 'node:crypto';
-import type { PendingFilter, PendingIndexEntry, PendingItem, SnapshotStore } from '@turnkit/core';
+import {
+  createSessions,
+  type PendingFilter,
+  type PendingIndexEntry,
+  type PendingItem,
+  type SnapshotStore,
+} from '@turnkit/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectConflict, freshRunId, partsHead, type StoreFixture } from './helpers/store-fixtures.js';
+import { approvalAgent } from './helpers/store-resume.js';
 
 type PendingStore = SnapshotStore & Required<Pick<SnapshotStore, 'listPending' | 'putParts'>>;
 
@@ -126,6 +133,24 @@ export function describePendingContract(fixture: () => StoreFixture): void {
       expect(await listed({ visibleTo: bo, kind })).toEqual([`${theirs}/q`]);
       expect(await listed({ kind, expiringBefore: minute(10) })).toEqual([`${mine}/q`]);
       expect(await listed({ kind, expiringBefore: minute(9) })).toEqual([]);
+    });
+
+    it('is kept by sessions: a paused run is listed with its ask, and leaves once approved', async () => {
+      const principal = unique('owner');
+      const sessions = createSessions({ agent: approvalAgent(0), store });
+      const paused = await sessions.start({ input: 'thaw', runId: freshRunId('sessions') }, { principal });
+      expect((await sessions.inbox({ principal })).items).toEqual([
+        {
+          runId: paused.runId,
+          id: paused.pending[0]!.id,
+          kind: 'approval',
+          agentPath: ['freezer'],
+          summary: 'record_thaw approval',
+          askedAt: paused.pending[0]!.createdAt,
+        },
+      ]);
+      await sessions.approve(paused.runId, {}, { principal });
+      expect((await sessions.inbox({ principal })).items).toEqual([]);
     });
 
     it('leaves the index as it was when a write is refused', async () => {
