@@ -208,6 +208,26 @@ describe.skipIf(!url)('redisStore', () => {
       expect(await client.zscore(`${prefix}__expiry__`, runId)).toBeNull();
     });
 
+    it('leaves out of the inbox the entries of a run whose key expired (ttlSeconds)', async () => {
+      const { client, prefix } = connection;
+      const store = redisStore(client, { prefix, ttlSeconds: 60 });
+      const [kept, expired] = [freshRunId('ttl-inbox'), freshRunId('ttl-inbox')];
+      const principal = freshRunId('owner');
+      const entry = (askedAt: string) => ({
+        id: 'q',
+        kind: 'question',
+        agentPath: ['inventory'],
+        summary: 'Which line?',
+        askedAt,
+        principal,
+      });
+      await store.put(expired, 'x', { expectedVersion: null, pending: [entry('2030-01-01T00:00:00.000Z')] });
+      await store.put(kept, 'x', { expectedVersion: null, pending: [entry('2030-01-01T00:01:00.000Z')] });
+      await client.del(`${prefix}${expired}`);
+      const page = await store.listPending!({ principal }, 10, null);
+      expect(page.items.map((item) => item.runId)).toEqual([kept]);
+    });
+
     it('refuses bad options and run ids with TurnkitError CONFIG_INVALID', async () => {
       const { client, prefix } = connection;
       expect(() => redisStore(client, { ttlSeconds: 0 })).toThrow(TurnkitError);

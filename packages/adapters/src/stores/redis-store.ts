@@ -46,8 +46,9 @@ export interface RedisStoreOptions {
   expiryKey?: string;
   /**
    * The inbox index (`listPending`): a hash of entries at this key, and sorted sets at this key +
-   * a scope (`:all`, `:p:<principal>`, `:np`, `:a:<assignee>`, `:v:<principal>`). Default
-   * `` `${prefix}__pending__` ``.
+   * a scope (`:all`, `:p:<principal>`, `:np`, `:a:<assignee>`, `:v:<principal>`), replaced by the
+   * write scripts. Default `` `${prefix}__pending__` ``. With `ttlSeconds`, entries of runs whose
+   * key expired are left out of listings (and stay in the index until the run id is written again).
    */
   pendingKey?: string;
 }
@@ -128,6 +129,16 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       ...candidates,
     )) as number[];
     return [candidates.filter((_, index) => kept[index] === 1), candidates.length];
+  }
+
+  /** The run ids among `runIds` whose hash no longer exists. */
+  async function vanished(runIds: string[]): Promise<Set<string>> {
+    const unique = [...new Set(runIds)];
+    if (unique.length === 0) return new Set();
+    const pipeline = client.pipeline();
+    for (const runId of unique) pipeline.exists(prefix + runId);
+    const replies = (await pipeline.exec()) ?? [];
+    return new Set(unique.filter((_, index) => replies[index]?.[1] === 0));
   }
 
   /** Runs a write script (its ARGV after the shared ones: `extra`) and maps its refusals to errors. */
@@ -241,10 +252,11 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         const keys = await client.zrangebylex(scope, from, '+', 'LIMIT', 0, batch);
         if (keys.length === 0) return { items, cursor: null };
         const texts = await client.hmget(inboxKey, ...keys);
-        for (const text of texts) {
-          if (text === null) continue;
-          const item = JSON.parse(text) as PendingItem;
-          if (!matchesPending(item, filter)) continue;
+        const entries = texts.flatMap((text) => (text === null ? [] : [JSON.parse(text) as PendingItem]));
+        // With `ttlSeconds` a run's hash can vanish before its entries: those are left out.
+        const gone = ttl === '' ? new Set<string>() : await vanished(entries.map((item) => item.runId));
+        for (const item of entries) {
+          if (gone.has(item.runId) || !matchesPending(item, filter)) continue;
           if (items.length === limit) return { items, cursor: pendingKey(items.at(-1)!) };
           items.push(item);
         }
