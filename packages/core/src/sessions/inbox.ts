@@ -7,6 +7,7 @@
 import { TurnkitError } from '../errors.js';
 import { type Run, stateOf } from '../interpreter/index.js';
 import { pendingInteractions, type StoredInteraction } from '../machine/index.js';
+import { fromBase64url, toBase64url } from '../snapshot/index.js';
 import { type PendingFilter, type PendingIndexEntry, pendingKey, type SnapshotStore } from './store.js';
 
 /** What {@link Sessions.inbox} takes: every field given must match. */
@@ -135,9 +136,7 @@ function limitOf(limit: unknown): number {
 
 /** The opaque cursor of a store key (base64url of its UTF-8 bytes). */
 function encodeCursor(key: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(key)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64url(new TextEncoder().encode(key));
 }
 
 /** The store key of a cursor, or an error saying the cursor is not one the inbox returned. */
@@ -146,13 +145,11 @@ function decodeCursor(cursor: unknown): string | null {
   const refused = invalid(
     '`cursor` is not one an inbox page returned: pass the `cursor` of the previous page.',
   );
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw refused;
+  const bytes = typeof cursor === 'string' && cursor.length <= 4096 ? fromBase64url(cursor) : null;
+  if (!bytes) throw refused;
   let key: string;
   try {
-    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    key = new TextDecoder('utf-8', { fatal: true }).decode(
-      Uint8Array.from(binary, (char) => char.charCodeAt(0)),
-    );
+    key = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw refused;
   }
