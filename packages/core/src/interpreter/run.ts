@@ -38,6 +38,8 @@ export interface Run {
   parent?: Run;
   turn: number;
   seq: number;
+  /** The store row version recorded in the snapshot this run was loaded from (sessions check it). */
+  row?: number;
   state: LoopState;
   /** The application's context object (tools may change it in place). */
   context: unknown;
@@ -203,6 +205,7 @@ export function loadRun(
     idPrefix: agent.name,
     turn: decoded.turn,
     seq: decoded.seq,
+    ...(decoded.row !== undefined ? { row: decoded.row } : {}),
     state: { value: decoded.state.value, context: decoded.state.context },
     context: context !== undefined ? context : deserializeContext(decoded.context, agent.serializer),
     ...(decoded.principal !== undefined ? { principal: decoded.principal } : {}),

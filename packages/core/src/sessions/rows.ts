@@ -4,11 +4,23 @@
  * write sends the head and the entries added since the last read or write; otherwise it is one
  * snapshot string per write (layout 1). Layout-1 rows are read either way, and a layout-2 store
  * rewrites them as layout 2 on their next write. Agents that encrypt stay in layout 1.
+ *
+ * Each write records in the snapshot the row version it creates (`row`: the expected version + 1,
+ * as every store counts), under the signature or the encryption. A signed run read back whose
+ * `row` is not the stored version was restored from an older row by someone who could write the
+ * store but not sign: it is refused with SNAPSHOT_TAMPERED, so an approved tool cannot run again.
+ * Rows written before this carry no `row` and still load.
  */
 import { SnapshotError } from '../errors.js';
-import { decodedOf, encodeRun, loadRun, type Run, type RunAccess } from '../interpreter/index.js';
+import { decodedOf, loadRun, type Run, type RunAccess } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
-import { encodeParts, openParts, type StoredLogs } from '../snapshot/index.js';
+import {
+  type DecodedSnapshot,
+  encodeParts,
+  encodeSnapshot,
+  openParts,
+  type StoredLogs,
+} from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
 import { pendingEntries } from './inbox.js';
@@ -52,14 +64,14 @@ export async function readRun(
   if (!hasParts(store)) {
     const row = await store.get(runId);
     if (!row) return null;
-    return { run: loadRun(agent, row.snapshot, options, undefined, access), ...row };
+    return { run: checkRow(loadRun(agent, row.snapshot, options, undefined, access), row.version), ...row };
   }
   const row = await store.getParts(runId);
   if (!row) return null;
   const { version, lease } = row;
   if (!('head' in row)) {
     // Layout 1: the next write rewrites it as layout 2, reusing the transcript's text.
-    const run = loadRun(agent, row.snapshot, options, undefined, access);
+    const run = checkRow(loadRun(agent, row.snapshot, options, undefined, access), version);
     const logs: StoredLogs | undefined = run.transcript && {
       layout: 1,
       messages: run.transcript.messages,
@@ -69,7 +81,7 @@ export async function readRun(
     return { run, version, lease, snapshot: row.snapshot, ...(logs ? { logs } : {}) };
   }
   const opened = openParts(row);
-  const run = loadRun(agent, opened.snapshot, options, undefined, access);
+  const run = checkRow(loadRun(agent, opened.snapshot, options, undefined, access), version);
   const context = run.state.context;
   if (context.messages.length !== opened.messages || context.resolved.length !== opened.resolved) {
     throw new SnapshotError(
@@ -89,6 +101,27 @@ export async function readRun(
 }
 
 /**
+ * A signed run whose snapshot records another row version than the stored one was restored from an
+ * older row: SNAPSHOT_TAMPERED. (Without a secret anyone can write any snapshot, so nothing is proved.)
+ */
+function checkRow(run: Run, version: number): Run {
+  if (run.agent.snapshot?.secret && run.row !== undefined && run.row !== version) {
+    throw new SnapshotError(
+      'SNAPSHOT_TAMPERED',
+      `Run ${run.runId}: the stored snapshot was written as row version ${run.row}, but the store holds it as version ${version}, so an older row was put back in place of the latest. Restore the run's latest row, or delete the run.`,
+    );
+  }
+  return run;
+}
+
+/** The run as a snapshot recording the row version its write creates (right after `seq`). */
+function stamped(run: Run, opts: PutOptions): DecodedSnapshot {
+  const { format, version, agent, agentVersion, runId, turn, seq, ...rest } = decodedOf(run);
+  const row = (opts.expectedVersion ?? 0) + 1;
+  return { format, version, agent, agentVersion, runId, turn, seq, row, ...rest };
+}
+
+/**
  * Writes the run: its head and new log entries (layout 2), or its whole snapshot (layout 1), and
  * with them its pending interactions for the inbox index (DESIGN §20), in the same store write.
  */
@@ -99,14 +132,15 @@ export async function writeRun(
   given: PutOptions,
 ): Promise<WrittenRun> {
   const opts: PutOptions = { ...given, pending: pendingEntries(run) };
+  const decoded = stamped(run, opts);
   if (hasParts(store)) {
-    const encoded = encodeParts(decodedOf(run), run.agent.snapshot, logs);
+    const encoded = encodeParts(decoded, run.agent.snapshot, logs);
     if (encoded) {
       const { version } = await store.putParts(run.runId, encoded.write, opts);
       return { version, logs: encoded.logs, snapshot: encoded.snapshot };
     }
   }
-  const snapshot = encodeRun(run);
+  const snapshot = encodeSnapshot(decoded, run.agent.snapshot, run.transcript);
   const { version } = await store.put(run.runId, snapshot, opts);
   return { version, snapshot: () => snapshot };
 }

@@ -29,6 +29,12 @@ export interface DecodedSnapshot {
   turn: number;
   /** The last event sequence number used. */
   seq: number;
+  /**
+   * The store row version the write of this snapshot created (sessions write it; a client-held
+   * snapshot has none). Signed or sealed with the rest, so an older row restored under a newer
+   * version no longer verifies as that version.
+   */
+  row?: number;
   createdAt: string;
   /** Who started the run (an HTTP handler's `authorize` principal); checked on every route that names it. */
   principal?: string;
@@ -164,6 +170,7 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
     runId: checked.runId,
     turn: checked.turn,
     seq: checked.seq,
+    ...(checked.row !== undefined ? { row: checked.row } : {}),
     createdAt: checked.createdAt,
     ...(checked.principal !== undefined ? { principal: checked.principal } : {}),
     ...(checked.trace !== undefined ? { trace: checked.trace } : {}),

@@ -185,6 +185,7 @@ export const checkEnvelope: Check = object({
     typeof value === 'string' && value !== '' ? null : fail(path, 'a non-empty string', value),
   turn: count(0),
   seq: count(0),
+  row: optional(count(1)),
   createdAt: string,
   principal: optional(string),
   trace: optional(object({ traceId: string, spanId: string, traceFlags: count(0) })),
