@@ -107,3 +107,18 @@ function withoutParts(store: SnapshotStore): SnapshotStore {
   const { getParts: _getParts, putParts: _putParts, ...rest } = store;
   return rest;
 }
+
+describe('a signed run copied into another store', () => {
+  it('loads there (its recorded row is above the new version) and goes on', async () => {
+    const log: string[] = [];
+    const agent = makeAgent(approvalSteps(), { snapshot: { secret: SECRET } }, log);
+    const first = createSessions({ agent, store: memoryStore() });
+    const paused = await first.start('Thaw one vial of K562.');
+    await first.approve(paused.runId).catch(() => undefined);
+    const moved = await first.get(paused.runId);
+    const target = memoryStore();
+    await target.put(paused.runId, moved.snapshot, { expectedVersion: null });
+    const second = createSessions({ agent, store: target });
+    expect((await second.get(paused.runId)).status).toBe(moved.status);
+  });
+});

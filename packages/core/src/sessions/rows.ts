@@ -7,9 +7,11 @@
  *
  * Each write records in the snapshot the row version it creates (`row`: the expected version + 1,
  * as every store counts), under the signature or the encryption. A signed run read back whose
- * `row` is not the stored version was restored from an older row by someone who could write the
+ * `row` is below the stored version was restored from an older row by someone who could write the
  * store but not sign: it is refused with SNAPSHOT_TAMPERED, so an approved tool cannot run again.
- * Rows written before this carry no `row` and still load.
+ * A `row` above the stored version is a run copied into another store (the AG-UI mount's
+ * client-held mode does so on every request, a migration may too): it loads, and its next write
+ * records the new store's version. Rows written before this carry no `row` and still load.
  */
 import { SnapshotError } from '../errors.js';
 import { decodedOf, loadRun, type Run, type RunAccess } from '../interpreter/index.js';
@@ -101,11 +103,11 @@ export async function readRun(
 }
 
 /**
- * A signed run whose snapshot records another row version than the stored one was restored from an
+ * A signed run whose snapshot records an older row version than the stored one was restored from an
  * older row: SNAPSHOT_TAMPERED. (Without a secret anyone can write any snapshot, so nothing is proved.)
  */
 function checkRow(run: Run, version: number): Run {
-  if (run.agent.snapshot?.secret && run.row !== undefined && run.row !== version) {
+  if (run.agent.snapshot?.secret && run.row !== undefined && run.row < version) {
     throw new SnapshotError(
       'SNAPSHOT_TAMPERED',
       `Run ${run.runId}: the stored snapshot was written as row version ${run.row}, but the store holds it as version ${version}, so an older row was put back in place of the latest. Restore the run's latest row, or delete the run.`,
