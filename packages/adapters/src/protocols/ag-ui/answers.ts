@@ -5,8 +5,20 @@
  * rejects an approval. Some front ends answer a question by adding a tool message for the
  * interrupt's `toolCallId` instead: such a message answers the interrupt when it is still pending
  * and `resume` does not, so nothing is ever answered twice.
+ *
+ * A tool message answers one interaction, not every call with its id: a provider may reuse a call
+ * id, and the client's history still holds the message that answered the earlier call. So the
+ * answer must come after the call it answers: after the client's copy of the call the run holds
+ * pending (the run's n-th call with that id), or, when the client's history shows no calls, beyond
+ * the results the run already recorded for that id.
  */
-import type { AnyAgent, InteractionKind, PendingInteraction, ResponseInput } from '@turnkit/core';
+import type {
+  AnyAgent,
+  ChatMessage,
+  InteractionKind,
+  PendingInteraction,
+  ResponseInput,
+} from '@turnkit/core';
 import { HttpProblem } from '../../http/index.js';
 import type { InputMessage, ResumeEntry } from './input.js';
 import { interruptToolCallId } from './interrupts.js';
@@ -17,6 +29,8 @@ export interface AnswerTarget {
   threadId: string;
   agent: AnyAgent;
   pending: readonly PendingInteraction[];
+  /** The run's transcript: the tool results it already recorded. */
+  transcript: readonly ChatMessage[];
   /** The kind of an interaction that is no longer pending (a replayed answer), if the run knows it. */
   resolvedKind(id: string): InteractionKind | undefined;
 }
@@ -112,6 +126,51 @@ function toolMessagePayload(kind: InteractionKind, text: string): unknown {
   return parsed;
 }
 
+/** Whether a message is an assistant message calling `toolCallId`. */
+const calls = (message: { role: string; toolCalls?: readonly { id: string }[] | undefined }, id: string) =>
+  message.role === 'assistant' && (message.toolCalls ?? []).some((call) => call.id === id);
+
+/**
+ * The index of the client's tool message that answers the call pending under `toolCallId`, or -1.
+ * The transcript holds that call as its `n`-th call with this id. When the client's history shows
+ * the calls, the answer is its first tool message for the id after its `n`-th such call (a history
+ * showing fewer has not seen the pending call: its messages answer earlier ones). When it shows
+ * none, the answer is its first tool message for the id beyond those the transcript recorded,
+ * counting a message id once (a client may hold one message twice).
+ */
+function answeringToolMessage(
+  messages: readonly InputMessage[],
+  transcript: readonly ChatMessage[],
+  toolCallId: string,
+): number {
+  const isAnswer = (message: InputMessage) => message.role === 'tool' && message.toolCallId === toolCallId;
+  const callsInRun = transcript.filter(
+    (message) =>
+      message.role === 'assistant' && (message.tool_calls ?? []).some((call) => call.id === toolCallId),
+  ).length;
+  const shown = messages.flatMap((message, index) => (calls(message, toolCallId) ? [index] : []));
+  if (callsInRun > 0 && shown.length > 0) {
+    if (shown.length < callsInRun) return -1;
+    const end = shown[callsInRun] ?? messages.length;
+    for (let index = shown[callsInRun - 1]! + 1; index < end; index++) {
+      if (isAnswer(messages[index]!)) return index;
+    }
+    return -1;
+  }
+  let recorded = transcript.filter(
+    (message) => message.role === 'tool' && message.tool_call_id === toolCallId,
+  ).length;
+  const seen = new Set<string>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (!isAnswer(message) || seen.has(message.id)) continue;
+    seen.add(message.id);
+    if (recorded === 0) return index;
+    recorded--;
+  }
+  return -1;
+}
+
 /** The responses a request carries: its `resume` entries, then tool messages answering pending interrupts. */
 export function toResponses(
   resume: readonly ResumeEntry[],
@@ -138,9 +197,7 @@ export function toResponses(
   for (const interaction of target.pending) {
     if (answered.has(interaction.id)) continue;
     const toolCallId = interruptToolCallId(interaction, target.agent);
-    const index = messages.findIndex(
-      (message) => message.role === 'tool' && message.toolCallId === toolCallId,
-    );
+    const index = answeringToolMessage(messages, target.transcript, toolCallId);
     if (index === -1) continue;
     const message = messages[index] as Extract<InputMessage, { role: 'tool' }>;
     const payload = toolMessagePayload(interaction.kind, textOf(message.content));

@@ -69,6 +69,7 @@ export async function plan(input: RunAgentInput, thread: Thread, how: PlanContex
     threadId: input.threadId,
     agent: how.agent,
     pending: current.pending,
+    transcript: current.messages,
     resolvedKind: (id) => thread.resolvedKind(id),
   });
   if (responses.length > 0) return { type: 'respond', responses };
