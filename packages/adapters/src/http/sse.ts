@@ -50,6 +50,13 @@ function encoded(message: HubMessage): Uint8Array {
   return bytes;
 }
 
+/** The error a stream is aborted with when its client falls behind (the server closes the connection). */
+function fellBehind(options: SseOptions): Error {
+  return new Error(
+    `TurnKit: an event stream of run ${options.runId} was cut because its client left more than ${options.maxQueuedBytes} bytes unread; the client may reconnect with Last-Event-ID.`,
+  );
+}
+
 /** Options of {@link sseResponse}. */
 export interface SseOptions {
   hub: EventHub;
@@ -76,7 +83,7 @@ export function sseResponse(request: Request, options: SseOptions): Response {
     ...options.headers,
   };
   if (request.method === 'HEAD') return new Response(null, { status: 200, headers });
-  let end = () => {};
+  let end: (cut?: Error) => void = () => {};
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -84,14 +91,17 @@ export function sseResponse(request: Request, options: SseOptions): Response {
         let unsubscribe: Unsubscribe | undefined;
         let timer: ReturnType<typeof setInterval> | undefined;
         const onAbort = () => end();
-        end = () => {
+        end = (cut?: Error) => {
           if (!open) return;
           open = false;
           unsubscribe?.();
           clearInterval(timer);
           request.signal.removeEventListener('abort', onAbort);
           try {
-            controller.close();
+            // Closing would keep the queued bytes until read; erroring drops them and makes the
+            // server abort the response, closing the connection of a client that reads nothing.
+            if (cut) controller.error(cut);
+            else controller.close();
           } catch {
             // Already closed, cancelled or errored.
           }
@@ -99,7 +109,7 @@ export function sseResponse(request: Request, options: SseOptions): Response {
         const write = (bytes: Uint8Array) => {
           if (!open) return;
           // desiredSize is maxQueuedBytes minus the bytes queued: this write would pass the cap.
-          if ((controller.desiredSize ?? 0) < bytes.byteLength) return end();
+          if ((controller.desiredSize ?? 0) < bytes.byteLength) return end(fellBehind(options));
           try {
             controller.enqueue(bytes);
           } catch {
@@ -134,7 +144,7 @@ export function sseResponse(request: Request, options: SseOptions): Response {
           if (waiting === null) return forward(message);
           waiting.push(message);
           waitingBytes += encoded(message).byteLength;
-          if (waitingBytes > (controller.desiredSize ?? 0)) end();
+          if (waitingBytes > (controller.desiredSize ?? 0)) end(fellBehind(options));
         };
         const begin = (subscription: Subscription) => {
           if (!open) return subscription.unsubscribe();
