@@ -75,6 +75,7 @@ export type {
   SweepOptions,
   SweepResult,
   TurnClaim,
+  WriteResult,
 } from './sessions/index.js';
 export {
   checkLeaseMs,

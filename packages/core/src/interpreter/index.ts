@@ -25,5 +25,6 @@ export {
   type RunAccess,
   send,
   stateOf,
+  withStoreClock,
 } from './run.js';
 export { type RunTurnRequest, runTurn, toMessages } from './run-turn.js';

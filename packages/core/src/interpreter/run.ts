@@ -107,9 +107,23 @@ export function newRunId(): string {
   return `run_${toBase64url(bytes)}`;
 }
 
-/** The call's clock: `options.now` when given, else the system clock. */
+/** Where sessions keep how far the store's clock is from the host's (ms), in a run's options. */
+const STORE_CLOCK_OFFSET = Symbol('turnkit.storeClockOffset');
+
+/**
+ * The options with the store's clock (`storeNow`, epoch ms, read just now) as the call's clock,
+ * unless the caller passed `now` or the store gave none. Sub-agents inherit it with the options.
+ */
+export function withStoreClock(options: TurnOptions, storeNow: number | undefined): TurnOptions {
+  if (options.now !== undefined || typeof storeNow !== 'number' || !Number.isFinite(storeNow)) return options;
+  return { ...options, [STORE_CLOCK_OFFSET]: storeNow - Date.now() } as TurnOptions;
+}
+
+/** The call's clock: `options.now` when given, else the store's clock (sessions), else the system clock. */
 export function now(run: Run): Date {
-  return run.options.now ?? new Date();
+  if (run.options.now) return run.options.now;
+  const offset = (run.options as { [STORE_CLOCK_OFFSET]?: number })[STORE_CLOCK_OFFSET];
+  return new Date(Date.now() + (offset ?? 0));
 }
 
 function emptyUsage(): TurnUsage {

@@ -40,4 +40,5 @@ export {
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
+  type WriteResult,
 } from './store.js';

@@ -19,7 +19,7 @@ import {
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
-  /** The store's clock in epoch ms (default `Date.now`): it alone judges leases. */
+  /** The store's clock in epoch ms (default `Date.now`): it alone judges leases, and question expiry unless a call passes `now`. */
   now?: () => number;
 }
 
@@ -102,19 +102,19 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       const row = rows.get(runId);
       if (!row) return null;
       const snapshot = row.parts ? assembleSnapshot(row.parts) : row.snapshot;
-      return { snapshot, version: row.version, lease: leaseOf(row) };
+      return { snapshot, version: row.version, lease: leaseOf(row), now: clock() };
     },
     async getParts(runId) {
       const row = rows.get(runId);
       if (!row) return null;
-      const stored = { version: row.version, lease: leaseOf(row) };
+      const stored = { version: row.version, lease: leaseOf(row), now: clock() };
       return row.parts ? { ...row.parts, ...stored } : { snapshot: row.snapshot, ...stored };
     },
     async put(runId, snapshot, opts) {
       const { kept } = admit(runId, opts, 'memoryStore.put');
       rows.set(runId, { ...kept, snapshot });
       index(runId, opts.pending);
-      return { version: kept.version };
+      return { version: kept.version, now: clock() };
     },
     async putParts(runId, write, opts) {
       const { row, kept } = admit(runId, opts, 'memoryStore.putParts');
@@ -127,7 +127,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       };
       rows.set(runId, { ...kept, parts });
       index(runId, opts.pending);
-      return { version: kept.version };
+      return { version: kept.version, now: clock() };
     },
     async renew(runId, opts) {
       checkLeaseMs(opts.ms, 'memoryStore.renew');
@@ -145,7 +145,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       return true;
     },
     async listExpired(before, limit = Number.POSITIVE_INFINITY) {
-      const cutoff = before.getTime();
+      const cutoff = before === 'now' ? clock() : before.getTime();
       return [...rows]
         .filter(([, row]) => row.expiresAt !== null && row.expiresAt <= cutoff)
         .sort(([, a], [, b]) => a.expiresAt! - b.expiresAt!)

@@ -12,9 +12,12 @@
  * A `row` above the stored version is a run copied into another store (the AG-UI mount's
  * client-held mode does so on every request, a migration may too): it loads, and its next write
  * records the new store's version. Rows written before this carry no `row` and still load.
+ *
+ * Time: a store that gives its clock with a read (`now`) makes it the run's clock for the call
+ * (questions expire by it), unless the caller passed `TurnOptions.now`.
  */
 import { SnapshotError } from '../errors.js';
-import { decodedOf, loadRun, type Run, type RunAccess } from '../interpreter/index.js';
+import { decodedOf, loadRun, type Run, type RunAccess, withStoreClock } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
 import {
   type DecodedSnapshot,
@@ -42,6 +45,8 @@ export interface StoredRun {
 /** A write that succeeded. */
 export interface WrittenRun {
   version: number;
+  /** The store's clock at the write (epoch ms), when the store gives it. */
+  now?: number;
   /** What the stored logs hold now (layout-2 writes only). */
   logs?: StoredLogs;
   /** The snapshot string as written, built on first call for a layout-2 write. */
@@ -66,11 +71,14 @@ export async function readRun(
   if (!hasParts(store)) {
     const row = await store.get(runId);
     if (!row) return null;
-    return { run: checkRow(loadRun(agent, row.snapshot, options, undefined, access), row.version), ...row };
+    const clocked = withStoreClock(options, row.now);
+    const { snapshot, version, lease } = row;
+    return { run: checkRow(loadRun(agent, snapshot, clocked, undefined, access), version), snapshot, version, lease };
   }
   const row = await store.getParts(runId);
   if (!row) return null;
   const { version, lease } = row;
+  options = withStoreClock(options, row.now);
   if (!('head' in row)) {
     // Layout 1: the next write rewrites it as layout 2, reusing the transcript's text.
     const run = checkRow(loadRun(agent, row.snapshot, options, undefined, access), version);
@@ -138,13 +146,18 @@ export async function writeRun(
   if (hasParts(store)) {
     const encoded = encodeParts(decoded, run.agent.snapshot, logs);
     if (encoded) {
-      const { version } = await store.putParts(run.runId, encoded.write, opts);
-      return { version, logs: encoded.logs, snapshot: encoded.snapshot };
+      const { version, now } = await store.putParts(run.runId, encoded.write, opts);
+      return {
+        version,
+        ...(now !== undefined ? { now } : {}),
+        logs: encoded.logs,
+        snapshot: encoded.snapshot,
+      };
     }
   }
   const snapshot = encodeSnapshot(decoded, run.agent.snapshot, run.transcript);
-  const { version } = await store.put(run.runId, snapshot, opts);
-  return { version, snapshot: () => snapshot };
+  const { version, now } = await store.put(run.runId, snapshot, opts);
+  return { version, ...(now !== undefined ? { now } : {}), snapshot: () => snapshot };
 }
 
 /** When the run's earliest pending interaction expires: what a write at rest keeps for `listExpired`. */

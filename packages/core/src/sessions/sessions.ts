@@ -187,12 +187,13 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     },
     async sweep(options = {}) {
       const { limit = 100, ...turnOptions } = options;
-      const at = turnOptions.now ?? new Date();
+      // Without a `now` of the caller's, the store's clock decides what expired, listing and judging.
+      const at = turnOptions.now ?? 'now';
       const swept: SessionResult<unknown>[] = [];
       const skipped: { runId: string; error: Error }[] = [];
       for (const runId of await store.listExpired(at, limit)) {
         try {
-          swept.push(await this.expire(runId, { ...turnOptions, now: at }));
+          swept.push(await this.expire(runId, turnOptions));
         } catch (error) {
           skipped.push({ runId, error: error instanceof Error ? error : new Error(String(error)) });
         }

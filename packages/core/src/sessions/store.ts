@@ -22,6 +22,18 @@ export interface StoredSnapshot {
   version: number;
   /** Null when no worker holds the run (or the last write released it). */
   lease: StoredLease | null;
+  /**
+   * The store's clock at the read, in epoch ms (the clock that judges `lease.live`), optional.
+   * Sessions judge question expiry by it (unless the caller passed `TurnOptions.now`), so workers
+   * whose clocks disagree agree on what expired. A store without a clock of its own leaves it out.
+   */
+  now?: number;
+}
+
+/** What a write returns: the version it created, and optionally the store's clock then (epoch ms, see {@link StoredSnapshot.now}). */
+export interface WriteResult {
+  version: number;
+  now?: number;
 }
 
 /** Options of {@link SnapshotStore.put}. */
@@ -116,6 +128,8 @@ export interface RenewResult {
 export interface StoredParts extends SnapshotParts {
   version: number;
   lease: StoredLease | null;
+  /** The store's clock at the read (see {@link StoredSnapshot.now}). */
+  now?: number;
 }
 
 /**
@@ -138,7 +152,7 @@ export interface SnapshotStore {
    * Writes when the stored version equals `expectedVersion` (null: absent) and no other owner's
    * lease is live; else throws `ConflictError` and changes nothing. Returns the new version.
    */
-  put(runId: string, snapshot: string, opts: PutOptions): Promise<{ version: number }>;
+  put(runId: string, snapshot: string, opts: PutOptions): Promise<WriteResult>;
   /**
    * Extends `owner`'s lease by `ms` without writing a version. Throws `ConflictError` when the
    * version moved or another owner holds the run: the caller has lost it and must stop. A store
@@ -155,8 +169,13 @@ export interface SnapshotStore {
    * first reason. Returns false, changing nothing, when no live lease holds the run (or none is stored).
    */
   requestStop?(runId: string, opts: { reason?: string }): Promise<boolean>;
-  /** Run ids whose stored `expiresAt` is at or before `before`, earliest first, at most `limit`. */
-  listExpired(before: Date, limit?: number): Promise<string[]>;
+  /**
+   * Run ids whose stored `expiresAt` is at or before `before`, earliest first, at most `limit`.
+   * `'now'` means the store's own clock at the query (the one that judges leases), so a sweeper on a
+   * skewed host neither expires questions early nor late; a store without a clock of its own uses
+   * the host's.
+   */
+  listExpired(before: Date | 'now', limit?: number): Promise<string[]>;
   /**
    * The inbox index (DESIGN §20), optional: pending interactions of every run, as the last write of
    * each gave them (`PutOptions.pending`), oldest `askedAt` first (then run id, then id), at most
@@ -178,7 +197,7 @@ export interface SnapshotStore {
    * stored by `put` throws `ConflictError` (sessions rewrite such a row); onto no row, it creates
    * one. `get` returns the row assembled (`assembleSnapshot`), and a `put` replaces it whole.
    */
-  putParts?(runId: string, write: PartsWrite, opts: PutOptions): Promise<{ version: number }>;
+  putParts?(runId: string, write: PartsWrite, opts: PutOptions): Promise<WriteResult>;
 }
 
 /** The `ConflictError` of an append onto a row that `put` wrote (layout 1): there is no log to append to. */

@@ -13,6 +13,7 @@ import {
   type RunAccess,
   resultOf,
   stateOf,
+  withStoreClock,
 } from '../interpreter/index.js';
 import type { StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
@@ -101,6 +102,8 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     const ms = leaseMs;
     const claimedAt = performance.now();
     const written = await writeRun(store, run, logs, { expectedVersion, lease: { owner, ms } });
+    // The turn's questions are asked after this: on the store's clock, as they will be judged.
+    run.options = withStoreClock(run.options, written.now);
     return {
       owner,
       version: written.version,
