@@ -198,7 +198,7 @@ describe('fileStore in row layout 2', () => {
     );
     await fileStore(dir, options).putParts!('run', parts('second', 'append', '2'), { expectedVersion: 1 });
     await expectConflict(resume());
-    expect(await store.getParts!('run')).toEqual({
+    expect(await store.getParts!('run')).toMatchObject({
       head: partsHead('second'),
       messages: '0,2',
       resolved: '',
@@ -236,18 +236,18 @@ describe('fileStore with runs of the previous layout (<dir>/<runId>.json)', () =
     const dir = await tempDir();
     await writeFile(join(dir, 'old-run.json'), JSON.stringify(old));
     const store = fileStore(dir);
-    expect(await store.get('old-run')).toEqual({ snapshot: '{"old":true}', version: 3, lease: null });
+    expect(await store.get('old-run')).toMatchObject({ snapshot: '{"old":true}', version: 3, lease: null });
     expect(await store.listExpired(new Date('2001-01-02T00:00:00.000Z'))).toEqual(['old-run']);
     await expectConflict(store.put('old-run', 'x', { expectedVersion: 2 }));
     await expectConflict(store.renew('old-run', { owner: 'worker-a', version: 3, ms: 1_000 }));
     expect(
       await store.put('old-run', '{"new":true}', { expectedVersion: 3, lease: { owner: 'w', ms: 1_000 } }),
-    ).toEqual({
+    ).toMatchObject({
       version: 4,
     });
     expect(await readdir(dir)).toEqual(['old-run']);
     expect(await readdir(join(dir, 'old-run'))).toEqual(['4.json']);
-    expect(await store.get('old-run')).toEqual({
+    expect(await store.get('old-run')).toMatchObject({
       snapshot: '{"new":true}',
       version: 4,
       lease: { owner: 'w', live: true },
@@ -260,7 +260,7 @@ describe('fileStore with runs of the previous layout (<dir>/<runId>.json)', () =
     const store = fileStore(dir);
     expect(await store.get('old-run.json')).toBeNull();
     await expect(store.put('old-run.json', 'x', { expectedVersion: null })).rejects.toThrow(/is a file/);
-    expect(await store.get('old-run')).toEqual({ snapshot: '{"old":true}', version: 3, lease: null });
+    expect(await store.get('old-run')).toMatchObject({ snapshot: '{"old":true}', version: 3, lease: null });
   });
 
   it('deletes them', async () => {
@@ -322,7 +322,7 @@ describe('fileStore lock', () => {
     await writeFile(join(dir, 'run-stale', '.lock'), '99999\n');
     const old = new Date(Date.now() - 5_000);
     await utimes(join(dir, 'run-stale', '.lock'), old, old);
-    expect(await store.put('run-stale', 'ok', { expectedVersion: null })).toEqual({ version: 1 });
+    expect(await store.put('run-stale', 'ok', { expectedVersion: null })).toMatchObject({ version: 1 });
     expect(await readdir(join(dir, 'run-stale'))).toEqual(['1.json']);
   });
 
@@ -347,7 +347,7 @@ describe('fileStore lock', () => {
     await mkdir(join(dir, 'run-busy'));
     await writeFile(join(dir, 'run-busy', '.lock'), `${process.pid}\n`);
     setTimeout(() => void rm(join(dir, 'run-busy', '.lock')), 100);
-    expect(await store.put('run-busy', 'x', { expectedVersion: null })).toEqual({ version: 1 });
+    expect(await store.put('run-busy', 'x', { expectedVersion: null })).toMatchObject({ version: 1 });
   });
 });
 
@@ -359,11 +359,11 @@ describe('fileStore fencing: a writer paused past its lock', () => {
     const store = fileStore(dir, options);
     await store.put('run', 'base', { expectedVersion: null });
     const resume = await pausedPastLock(() => store.put('run', 'paused writer', { expectedVersion: 1 }));
-    expect(await fileStore(dir, options).put('run', 'second writer', { expectedVersion: 1 })).toEqual({
+    expect(await fileStore(dir, options).put('run', 'second writer', { expectedVersion: 1 })).toMatchObject({
       version: 2,
     });
     await expectConflict(resume());
-    expect(await store.get('run')).toEqual({ snapshot: 'second writer', version: 2, lease: null });
+    expect(await store.get('run')).toMatchObject({ snapshot: 'second writer', version: 2, lease: null });
     expect(await readdir(join(dir, 'run'))).toEqual(['2.json']);
   });
 
@@ -378,7 +378,7 @@ describe('fileStore fencing: a writer paused past its lock', () => {
     // Version 2 is gone: the paused writer's exclusive create of 2.json now succeeds, and must still lose.
     expect(await readdir(join(dir, 'run'))).toEqual(['3.json']);
     await expectConflict(resume());
-    expect(await store.get('run')).toEqual({ snapshot: 'third', version: 3, lease: null });
+    expect(await store.get('run')).toMatchObject({ snapshot: 'third', version: 3, lease: null });
     expect(await readdir(join(dir, 'run'))).toEqual(['3.json']);
   });
 
@@ -419,7 +419,7 @@ describe('fileStore fencing: a writer paused past its lock', () => {
     await clock.elapse(2_000);
     await store.put('run', 'b', { expectedVersion: 1, lease: { owner: 'worker-b', ms: 1_000 } });
     await expectConflict(resume());
-    expect(await store.get('run')).toEqual({
+    expect(await store.get('run')).toMatchObject({
       snapshot: 'b',
       version: 2,
       lease: { owner: 'worker-b', live: true },
@@ -470,7 +470,7 @@ describe('fileStore across processes', () => {
       expect(outcomes.filter((outcome) => outcome === 'won')).toHaveLength(1);
       expect(outcomes.filter((outcome) => outcome === 'conflict')).toHaveLength(WRITERS - 1);
       const winner = outcomes.indexOf('won');
-      expect(await store.get(runId)).toEqual({
+      expect(await store.get(runId)).toMatchObject({
         snapshot: `writer${winner}:${runId}`,
         version: 2,
         lease: null,

@@ -15,6 +15,7 @@ import {
   freshRunId,
   type StoreFixture,
 } from './helpers/store-fixtures.js';
+import { describeClockContract } from './store-contract-clock.js';
 import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
 import { describePendingContract } from './store-contract-pending.js';
@@ -32,17 +33,50 @@ export {
 } from './helpers/store-fixtures.js';
 export { serverUrl } from './store-servers.js';
 
+/** Leaves out the `now` (the store's clock) of a read or a write, once checked to be epoch ms. */
+function withoutNow<T extends { now?: number } | null>(result: T): T {
+  if (result === null || result.now === undefined) return result;
+  const { now, ...rest } = result;
+  expect(Number.isFinite(now)).toBe(true);
+  return rest as T;
+}
+
+/**
+ * The store as the exact comparisons of the contract see it: every read and write without its
+ * `now`, which store-contract-clock.ts checks on its own.
+ */
+function clockless(store: SnapshotStore): SnapshotStore {
+  return {
+    ...store,
+    get: async (runId) => withoutNow(await store.get(runId)),
+    put: async (runId, snapshot, opts) => withoutNow(await store.put(runId, snapshot, opts)),
+    ...(store.getParts && store.putParts
+      ? {
+          getParts: async (runId: string) => withoutNow(await store.getParts!(runId)),
+          putParts: async (...args: Parameters<NonNullable<SnapshotStore['putParts']>>) =>
+            withoutNow(await store.putParts!(...args)),
+        }
+      : {}),
+  };
+}
+
 /** Registers the contract suite for one store. `setup` runs once, before the suite. */
 export function describeStoreContract(name: string, setup: () => Promise<StoreFixture>): void {
   describe(`${name} (SnapshotStore contract)`, () => {
+    let raw: StoreFixture;
     let fixture: StoreFixture;
     let store: SnapshotStore;
     beforeAll(async () => {
-      fixture = await setup();
+      raw = await setup();
+      fixture = {
+        ...raw,
+        store: clockless(raw.store),
+        ...(raw.peer ? { peer: clockless(raw.peer) } : {}),
+      };
       store = fixture.store;
     });
     afterAll(async () => {
-      await fixture?.teardown?.();
+      await raw?.teardown?.();
     });
 
     it('returns null for a run that was never stored', async () => {
@@ -185,9 +219,10 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
 
     describeLeaseContract(() => fixture);
     describePartsContract(() => fixture);
-    describePendingContract(() => fixture);
-    describeSessionsContract(() => fixture);
-    describeStepsContract(() => fixture);
-    describeStopContract(() => fixture);
+    describePendingContract(() => raw);
+    describeSessionsContract(() => raw);
+    describeStepsContract(() => raw);
+    describeStopContract(() => raw);
+    describeClockContract(() => raw);
   });
 }

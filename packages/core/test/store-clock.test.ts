@@ -99,3 +99,21 @@ describe('question expiry on the store clock', () => {
     expect(timedOut(late)).toBe(true);
   });
 });
+
+describe('a store written before listExpired took "now"', () => {
+  it('is swept with the host clock', async () => {
+    const inner = memoryStore();
+    const asked: string[] = [];
+    const older = {
+      ...inner,
+      listExpired: (before: Date | 'now', limit?: number) => {
+        asked.push(typeof before === 'string' ? before : 'date');
+        // As such a store does: it reads `before` as a Date.
+        return inner.listExpired(new Date((before as Date).getTime()), limit);
+      },
+    };
+    const sessions = createSessions({ agent: makeAgent(['Hi.']), store: older });
+    expect((await sessions.sweep()).swept).toEqual([]);
+    expect(asked).toEqual(['now', 'date']);
+  });
+});

@@ -55,7 +55,10 @@ export interface FileStoreOptions {
   staleLockMs?: number;
   /** How long a writer waits for another writer's lock before giving up. Default 20 000. */
   lockTimeoutMs?: number;
-  /** The store's clock in epoch ms (default `Date.now`): it alone judges leases. Locks use the real clock. */
+  /**
+   * The store's clock in epoch ms (default `Date.now`): it alone judges leases, and question expiry
+   * unless a call passes `now` (reads and writes give it to sessions). Locks use the real clock.
+   */
   now?: () => number;
 }
 
@@ -145,9 +148,9 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       if (!latest) return null;
       const { run } = latest;
       const lease = run.lease && { owner: run.lease.owner, live: run.lease.until > clock() };
-      if ('snapshot' in run) return { snapshot: run.snapshot, version: run.version, lease };
+      if ('snapshot' in run) return { snapshot: run.snapshot, version: run.version, lease, now: clock() };
       const logs = await readLogs(runId, run);
-      if (logs) return { head: run.head, ...logs, version: run.version, lease };
+      if (logs) return { head: run.head, ...logs, version: run.version, lease, now: clock() };
     }
     throw new ConflictError(`Run ${runId} kept changing while it was read. Retry.`);
   }
@@ -278,7 +281,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       assertSafeRunId(runId, 'fileStore.get');
       const row = await readRun(runId);
       if (row === null || 'snapshot' in row) return row;
-      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease };
+      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, now: clock() };
     },
 
     async getParts(runId) {
@@ -293,7 +296,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         const { latest, kept } = await admit(runId, opts);
         await withMarkers(runId, latest, kept, () => createVersion(runId, { ...kept, snapshot }, latest));
         if (latest && 'head' in latest.run) await dropOlderLogs(runId, kept.version);
-        return { version: kept.version };
+        return { version: kept.version, now: clock() };
       });
     },
 
@@ -322,7 +325,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
           throw error;
         }
         if (!append && latest) await dropOlderLogs(runId, kept.version);
-        return { version: kept.version };
+        return { version: kept.version, now: clock() };
       });
     },
 
@@ -378,7 +381,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     },
 
     async listExpired(before, limit = Number.POSITIVE_INFINITY) {
-      const cutoff = before.getTime();
+      const cutoff = before === 'now' ? clock() : before.getTime();
       const due: { runId: string; at: number }[] = [];
       for (const runId of await runIdsIn(dir)) {
         const expiresAt = (await readLatest(runId))?.run.expiresAt;

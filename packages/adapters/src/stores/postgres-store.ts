@@ -54,6 +54,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,58}$/;
 /** PostgreSQL's "undefined column" and "undefined table": the tables predate this release. */
 const MISSING_SCHEMA = new Set(['42703', '42P01']);
 
+/** The database's clock at this instant, in epoch ms (what reads and writes give sessions as `now`). */
+const CLOCK_MS = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
+
 /** The lease end for `ms` (a parameter) from the database's clock at this instant. */
 const leaseUntil = (ms: string) => `clock_timestamp() + $${ms}::float8 * interval '1 millisecond'`;
 
@@ -66,6 +69,7 @@ interface ReadRow {
   resolved: string | null;
   lease_owner: string | null;
   live: boolean;
+  now: number;
 }
 
 /**
@@ -180,19 +184,21 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     const [row] = await query<ReadRow>(
       where,
       `SELECT r.version, r.snapshot, r.head, r.lease_owner, r.lease_until > clock_timestamp() AS live,
+         ${CLOCK_MS} AS now,
          ${joined('messages')}, ${joined('resolved')}
        FROM ${table} r WHERE r.run_id = $1`,
       [runId],
     );
     if (!row) return null;
     const lease = row.lease_owner === null ? null : { owner: row.lease_owner, live: row.live };
-    if (row.head === null) return { snapshot: row.snapshot ?? '', version: row.version, lease };
+    if (row.head === null) return { snapshot: row.snapshot ?? '', version: row.version, lease, now: row.now };
     return {
       head: row.head,
       messages: row.messages ?? '',
       resolved: row.resolved ?? '',
       version: row.version,
       lease,
+      now: row.now,
     };
   }
 
@@ -206,7 +212,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     where: string,
     content: { snapshot: string } | { head: string; messages: string; resolved: string; rewrite: boolean },
     opts: PutOptions,
-  ): Promise<{ version: number }> {
+  ): Promise<{ version: number; now: number }> {
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
     // A lease of 0 ms writes as its owner and leaves the run free: nothing is stored for it.
     const owner = opts.lease?.owner ?? null;
@@ -219,7 +225,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     const chunk = parts ? [content.messages, content.resolved] : ['', ''];
     const rewrite = !parts || content.rewrite;
     const created = opts.expectedVersion === null;
-    const rows = await query<{ version: number }>(
+    const rows = await query<{ version: number; now: number }>(
       where,
       `WITH written AS (${
         created
@@ -265,7 +271,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           expires_at = excluded.expires_at, entry = excluded.entry
       )
       -- Every parameter is referenced with its type, whichever branch the write took.
-      SELECT version, $2::integer AS expected, $6::text AS writer FROM written`,
+      SELECT version, ${CLOCK_MS} AS now, $2::integer AS expected, $6::text AS writer FROM written`,
       [
         runId,
         opts.expectedVersion,
@@ -282,7 +288,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       ],
     );
     if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
-    return { version: rows[0].version };
+    return { version: rows[0].version, now: rows[0].now };
   }
 
   return {
@@ -359,7 +365,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     async get(runId): Promise<StoredSnapshot | null> {
       const row = await read(runId, 'postgresStore.get');
       if (row === null || 'snapshot' in row) return row;
-      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease };
+      const now = row.now !== undefined ? { now: row.now } : {};
+      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, ...now };
     },
 
     getParts: (runId) => read(runId, 'postgresStore.getParts'),
@@ -449,8 +456,13 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       const rows = await query<{ run_id: string }>(
         'postgresStore.listExpired',
         // LIMIT NULL is no limit.
-        `SELECT run_id FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at, run_id LIMIT $2`,
-        [before.toISOString(), limit === undefined || limit === Number.POSITIVE_INFINITY ? null : limit],
+        // 'now' is the database's clock, the one its leases are judged by.
+        `SELECT run_id FROM ${table} WHERE expires_at <= coalesce($1::timestamptz, clock_timestamp())
+         ORDER BY expires_at, run_id LIMIT $2`,
+        [
+          before === 'now' ? null : before.toISOString(),
+          limit === undefined || limit === Number.POSITIVE_INFINITY ? null : limit,
+        ],
       );
       return rows.map((row) => row.run_id);
     },

@@ -16,7 +16,7 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
  * version ('' = must be absent), the content (snapshot or head), expiresAt as epoch ms ('' = none),
  * expiresAt as written, TTL seconds ('' = none), run id, '1' if a lease owner writes ('0' =
  * nobody), the owner, lease ms ('0' = none afterwards), the run's pending entries as JSON
- * `[[key, [scope…], entry JSON]…]` (they replace those the run's `pending` field lists). A write returns {1, newVersion}, {0,
+ * `[[key, [scope…], entry JSON]…]` (they replace those the run's `pending` field lists). A write returns {1, newVersion, TIME in ms}, {0,
  * currentVersion or ''} (stale), {-1, currentVersion} (lease held) or {-2, currentVersion} (an
  * append onto a row stored whole). A hash without lease fields (the first release's) has no lease.
  */
@@ -70,7 +70,7 @@ else
   redis.call('HDEL', KEYS[1], 'pending')
 end
 if ARGV[5] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
-return {1, version}
+return {1, version, now}
 `;
 
 /** A whole snapshot (layout 1): a row of layout 2 is dropped first, its log chunks with it. */
@@ -132,20 +132,20 @@ const CHUNKS_PER_READ = 500;
 
 /**
  * KEYS: run hash. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
- * snapshot} (layout 1) or {…, head, messages, resolved} (layout 2: the chunks joined by ','); an
+ * TIME in ms, snapshot} (layout 1) or {…, head, messages, resolved} (layout 2: the chunks joined by ','); an
  * error reply TURNKIT_CORRUPT_CHUNKS when the chunk count is not one a write could have left.
  */
 export const GET_SCRIPT = `
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
 if not run[1] or not (run[4] or run[5]) then return nil end
+${NOW}
 local owner, live = '', -1
 if run[2] then
-  ${NOW}
   owner = run[2]
   live = 0
   if tonumber(run[3]) > now then live = 1 end
 end
-if run[4] then return {run[1], owner, live, run[4]} end
+if run[4] then return {run[1], owner, live, now, run[4]} end
 -- A corrupted count must never make this loop spin (it would block the whole server): it is a
 -- whole number no larger than the hash's own field count, or the read is refused.
 local count = tonumber(run[6])
@@ -165,7 +165,7 @@ for from = 1, count, ${CHUNKS_PER_READ} do
     if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
   end
 end
-return {run[1], owner, live, run[5], table.concat(messages, ','), table.concat(resolved, ',')}
+return {run[1], owner, live, now, run[5], table.concat(messages, ','), table.concat(resolved, ',')}
 `;
 
 /**

@@ -56,10 +56,12 @@ export interface RedisStoreOptions {
 /** Index entries read per round trip by `listExpired` when no limit is given. */
 const LIST_BATCH = 500;
 
-type ScriptReply = [number, string | number];
+type ScriptReply = [number, string | number, number?];
 
-/** What GET_SCRIPT returns for a run: whole (4 items) or in parts (6). */
-type GetReply = [string, string, number, string] | [string, string, number, string, string, string];
+/** What GET_SCRIPT returns for a run: whole (5 items) or in parts (7), the server's TIME fourth. */
+type GetReply =
+  | [string, string, number, number, string]
+  | [string, string, number, number, string, string, string];
 
 /**
  * A {@link SnapshotStore} on Redis. Each run is a hash at `prefix + runId` with the fields
@@ -110,15 +112,8 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   };
 
   /** The index entries due by `before`, from `offset`, after dropping those whose run is gone. */
-  async function expiredPage(before: Date, offset: number, count: number): Promise<[string[], number]> {
-    const candidates = await client.zrangebyscore(
-      expiryKey,
-      '-inf',
-      before.getTime(),
-      'LIMIT',
-      offset,
-      count,
-    );
+  async function expiredPage(before: number, offset: number, count: number): Promise<[string[], number]> {
+    const candidates = await client.zrangebyscore(expiryKey, '-inf', before, 'LIMIT', offset, count);
     if (candidates.length === 0) return [[], 0];
     const keys = candidates.map((runId) => prefix + runId);
     const kept = (await client.eval(
@@ -149,11 +144,11 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     content: string,
     opts: PutOptions,
     extra: string[] = [],
-  ): Promise<{ version: number }> {
+  ): Promise<{ version: number; now: number }> {
     const key = runKey(runId, where);
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
     const expiresAt = opts.expiresAt ?? null;
-    const [written, version] = (await client.eval(
+    const [written, version, now] = (await client.eval(
       script,
       3,
       key,
@@ -176,7 +171,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     if (written !== 1) {
       throw staleWriteError(runId, opts.expectedVersion, version === '' ? null : Number(version));
     }
-    return { version: Number(version) };
+    return { version: Number(version), now: Number(now) };
   }
 
   /** Reads a run in one script: whole (layout 1) or as parts (layout 2). */
@@ -189,18 +184,19 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       );
     })) as GetReply | null;
     if (reply === null) return null;
-    const [version, owner, live] = reply;
-    const stored = { version: Number(version), lease: live === -1 ? null : { owner, live: live === 1 } };
-    if (reply.length === 4) return { snapshot: reply[3], ...stored };
-    return { head: reply[3], messages: reply[4], resolved: reply[5], ...stored };
+    const [version, owner, live, now] = reply;
+    const lease = live === -1 ? null : { owner, live: live === 1 };
+    const stored = { version: Number(version), lease, now: Number(now) };
+    if (reply.length === 5) return { snapshot: reply[4], ...stored };
+    return { head: reply[4], messages: reply[5], resolved: reply[6], ...stored };
   }
 
   return {
     async get(runId): Promise<StoredSnapshot | null> {
       const row = await read(runId, 'redisStore.get');
       if (row === null || 'snapshot' in row) return row;
-      const { version, lease } = row;
-      return { snapshot: assembleSnapshot(row), version, lease };
+      const { version, lease, now } = row;
+      return { snapshot: assembleSnapshot(row), version, lease, ...(now !== undefined ? { now } : {}) };
     },
 
     getParts: (runId) => read(runId, 'redisStore.getParts'),
@@ -266,12 +262,15 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     },
 
     async listExpired(before, limit = Number.POSITIVE_INFINITY) {
+      // 'now' is the server's TIME, the clock its leases are judged by.
+      const cutoff =
+        before === 'now' ? serverNow((await client.time()) as [number, number]) : before.getTime();
       const listed = new Set<string>();
       // Entries of vanished runs are dropped as they are met, so the live ones keep their offsets.
       let offset = 0;
       while (listed.size < limit) {
         const count = Math.min(limit - listed.size, LIST_BATCH);
-        const [kept, read] = await expiredPage(before, offset, count);
+        const [kept, read] = await expiredPage(cutoff, offset, count);
         for (const runId of kept) listed.add(runId);
         offset += kept.length;
         if (read < count) break;
@@ -301,6 +300,11 @@ function pendingArgument(runId: string, pending: PendingIndexEntry[] | null | un
   });
   // cjson reads `[]` as an empty table, which is what the scripts iterate.
   return JSON.stringify(items);
+}
+
+/** Redis `TIME` ([seconds, microseconds]) in epoch ms. */
+function serverNow([seconds, micros]: [string | number, string | number]): number {
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
 function parseExpiresAt(expiresAt: string, where: string): number {

@@ -32,9 +32,24 @@ import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js'
 import { announce } from './notify.js';
 import { repeatOf } from './repeats.js';
 import { stopRun } from './stop.js';
+import type { SnapshotStore } from './store.js';
 import { type Claim, isClaim, sessionTurns } from './turns.js';
 
 export { TAKEOVER_SEQ_GAP } from './turns.js';
+
+/**
+ * `store.listExpired(at)`; a store written before `'now'` existed reads it as a Date and throws a
+ * TypeError, and is then asked with the host's clock, as it was before.
+ */
+async function listExpired(store: SnapshotStore, at: Date | 'now', limit: number): Promise<string[]> {
+  if (at !== 'now') return store.listExpired(at, limit);
+  try {
+    return await store.listExpired('now', limit);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return store.listExpired(new Date(), limit);
+  }
+}
 
 /**
  * Creates sessions over a store.
@@ -191,7 +206,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       const at = turnOptions.now ?? 'now';
       const swept: SessionResult<unknown>[] = [];
       const skipped: { runId: string; error: Error }[] = [];
-      for (const runId of await store.listExpired(at, limit)) {
+      for (const runId of await listExpired(store, at, limit)) {
         try {
           swept.push(await this.expire(runId, turnOptions));
         } catch (error) {
