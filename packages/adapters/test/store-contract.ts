@@ -16,6 +16,7 @@ import {
   type StoreFixture,
 } from './helpers/store-fixtures.js';
 import { describeClockContract } from './store-contract-clock.js';
+import { describeHeadContract } from './store-contract-head.js';
 import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
 import { describePendingContract } from './store-contract-pending.js';
@@ -55,6 +56,9 @@ function clockless(store: SnapshotStore): SnapshotStore {
           getParts: async (runId: string) => withoutNow(await store.getParts!(runId)),
           putParts: async (...args: Parameters<NonNullable<SnapshotStore['putParts']>>) =>
             withoutNow(await store.putParts!(...args)),
+          ...(store.getHead
+            ? { getHead: async (runId: string) => withoutNow(await store.getHead!(runId)) }
+            : {}),
         }
       : {}),
   };
@@ -224,5 +228,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     describeStepsContract(() => raw);
     describeStopContract(() => raw);
     describeClockContract(() => raw);
+    describeHeadContract(() => raw);
   });
 }

@@ -17,6 +17,6 @@ export type {
 } from './hub.js';
 export { createEventHub, eventPosition, parseSeq, positionOf } from './hub.js';
 export type { Publisher, PublisherOptions, RequestOnEvent } from './publish.js';
-export { hubPublisher, stateMessage } from './publish.js';
+export { headStateMessage, hubPublisher, stateMessage } from './publish.js';
 export type { RunView } from './view.js';
 export { expiredResolution, STATE_MESSAGES_MAX_CHARS, stateView, toView } from './view.js';

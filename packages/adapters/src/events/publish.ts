@@ -9,9 +9,9 @@
  * written (every turn it plays ends with a `turn_*` event); a loser's held events are dropped with
  * its request.
  */
-import { type AgentEvent, readSnapshotHeader, type TurnResult } from '@turnkit/core';
+import { type AgentEvent, type RunHead, readSnapshotHeader, type TurnResult } from '@turnkit/core';
 import type { EventHub, HubMessage } from './hub.js';
-import { stateView } from './view.js';
+import { type RunView, stateView } from './view.js';
 
 /** The events a turn emits before its claim is written. */
 const BEFORE_CLAIM: ReadonlySet<AgentEvent['type']> = new Set(['turn_started', 'interaction_resolved']);
@@ -27,6 +27,26 @@ export function stateMessage(
   messages: boolean,
 ): HubMessage {
   return { event: 'state', id: String(runSeq(result)), data: stateView(result, messages) };
+}
+
+/**
+ * The `state` message of a run read from its head alone (no transcript): the same view as
+ * {@link stateMessage} gives for a transcript too long to carry.
+ */
+export function headStateMessage(head: RunHead<unknown>): HubMessage {
+  const data: RunView = {
+    runId: head.runId,
+    status: head.status,
+    needsInput: head.needsInput,
+    pending: head.pending,
+    output: head.output,
+    error: head.error,
+    usage: { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 },
+    lastSeq: null,
+    version: head.version,
+    messageCount: head.messageCount,
+  };
+  return { event: 'state', id: String(head.seq), data };
 }
 
 /** One request's `onEvent` (see {@link Publisher.forRequest}). */

@@ -10,6 +10,7 @@ import {
   type InboxPage,
   type OnInteraction,
   type ResponseInput,
+  type RunHead,
   type SessionOptions,
   type SnapshotStore,
   type StopOutcome,
@@ -36,6 +37,8 @@ export interface RunBackend {
   start(input: string, context: unknown, options: BackendOptions): Promise<BackendResult>;
   /** The run's current state; unknown run: `RUN_NOT_FOUND`. */
   get(runId: string, options: TurnOptions): Promise<BackendResult>;
+  /** Store mode: the run's state without its transcript, from the row's head alone when the store can (core's `sessions.getHead`). */
+  head?(runId: string, options: TurnOptions): Promise<RunHead<unknown>>;
   respond(
     runId: string,
     response: ResponseInput,
@@ -82,6 +85,7 @@ export function storeBackend(
     start: (input, context, options) =>
       sessions.start(context === undefined ? { input } : { input, context }, forNewRun(options)),
     get: (runId, options) => sessions.get(runId, options),
+    head: (runId, options) => sessions.getHead(runId, options),
     respond: (runId, response, _held, options) => sessions.respond(runId, [response], options),
     send: (runId, input, _held, options) => sessions.send(runId, input, options),
     retry: (runId, _held, options) => sessions.retry(runId, options),

@@ -15,8 +15,10 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import {
   type EventHub,
   expiredResolution,
+  headStateMessage,
   parseSeq,
   type RequestOnEvent,
+  STATE_MESSAGES_MAX_CHARS,
   stateMessage,
   toView,
 } from '../events/index.js';
@@ -231,6 +233,20 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
   }
   if (backend.inbox) registerInbox(app, guard('inbox'), backend.inbox);
 
+  /**
+   * The first `state` of an event stream (store mode): from the run's head alone (DESIGN §17) unless
+   * the transcript is short enough for the state to carry it, so a long history is never assembled
+   * for it. The principal is checked either way.
+   */
+  async function firstState(runId: string, c: Context<HandlerEnv>) {
+    const options = deps.turnOptions(c);
+    if (backend.head) {
+      const head = await backend.head(runId, options);
+      if (!deps.messages || head.messagesLength > STATE_MESSAGES_MAX_CHARS) return headStateMessage(head);
+    }
+    return stateMessage(await backend.get(runId, options), deps.messages);
+  }
+
   app.get('/runs/:id/events', guard('events'), async (c) => {
     const runId = runIdOf(c);
     if (!backend.mayReadEvents(c.req.raw, runId, c.get('principal'))) {
@@ -240,9 +256,7 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
       );
     }
     const lastEventId = lastEventIdOf(c);
-    const initial = backend.clientHeld
-      ? { event: 'ready', data: { runId } }
-      : stateMessage(await backend.get(runId, deps.turnOptions(c)), deps.messages);
+    const initial = backend.clientHeld ? { event: 'ready', data: { runId } } : await firstState(runId, c);
     return sseResponse(c.req.raw, {
       hub,
       runId,

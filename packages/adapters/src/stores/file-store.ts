@@ -289,6 +289,16 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       return readRun(runId);
     },
 
+    // The log files are read to measure the transcript (this store keeps no length apart), but
+    // nothing is joined, assembled or parsed.
+    async getHead(runId) {
+      assertSafeRunId(runId, 'fileStore.getHead');
+      const row = await readRun(runId);
+      if (row === null || 'snapshot' in row) return row;
+      const { head, messages, version, lease, now } = row;
+      return { head, messagesLength: messages.length, version, lease, ...(now !== undefined ? { now } : {}) };
+    },
+
     async put(runId, snapshot, opts: PutOptions) {
       assertSafeRunId(runId, 'fileStore.put');
       if (opts.lease) checkLeaseMs(opts.lease.ms, 'fileStore.put');

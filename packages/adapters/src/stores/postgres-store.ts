@@ -45,6 +45,7 @@ export interface PostgresStore extends SnapshotStore {
    */
   migrate(): Promise<void>;
   getParts: NonNullable<SnapshotStore['getParts']>;
+  getHead: NonNullable<SnapshotStore['getHead']>;
   putParts: NonNullable<SnapshotStore['putParts']>;
 }
 
@@ -370,6 +371,25 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     },
 
     getParts: (runId) => read(runId, 'postgresStore.getParts'),
+
+    async getHead(runId) {
+      // octet_length reads a stored text's size from its header: no log is decompressed or sent.
+      const [row] = await query<ReadRow & { messages_length: number | null }>(
+        'postgresStore.getHead',
+        `SELECT r.version, r.snapshot, r.head, r.lease_owner, r.lease_until > clock_timestamp() AS live,
+           ${CLOCK_MS} AS now,
+           CASE WHEN r.head IS NULL THEN NULL ELSE (SELECT coalesce(sum(octet_length(l.messages) + 1)
+             FILTER (WHERE octet_length(l.messages) > 0), 0)::float8 FROM ${logTable} l
+             WHERE l.run_id = r.run_id AND l.version >= r.log_from) END AS messages_length
+         FROM ${table} r WHERE r.run_id = $1`,
+        [runId],
+      );
+      if (!row) return null;
+      const lease = row.lease_owner === null ? null : { owner: row.lease_owner, live: row.live };
+      const stored = { version: row.version, lease, now: row.now };
+      if (row.head === null) return { snapshot: row.snapshot ?? '', ...stored };
+      return { head: row.head, messagesLength: Math.max(0, (row.messages_length ?? 0) - 1), ...stored };
+    },
 
     put: (runId, snapshot, opts) => write(runId, 'postgresStore.put', { snapshot }, opts),
 

@@ -169,6 +169,34 @@ return {run[1], owner, live, now, run[5], table.concat(messages, ','), table.con
 `;
 
 /**
+ * KEYS: run hash. Returns nil, {version, lease owner or '', -1 | 0 | 1 (as GET_SCRIPT), TIME in ms,
+ * snapshot} (layout 1), or {…, head, length} (layout 2): the head alone, and the transcript log's
+ * length in bytes (its chunks' HSTRLEN and the commas between them), without reading a chunk.
+ */
+export const HEAD_SCRIPT = `
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
+if not run[1] or not (run[4] or run[5]) then return nil end
+${NOW}
+local owner, live = '', -1
+if run[2] then
+  owner = run[2]
+  live = 0
+  if tonumber(run[3]) > now then live = 1 end
+end
+if run[4] then return {run[1], owner, live, now, run[4]} end
+local count = tonumber(run[6])
+if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
+  return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
+end
+local length = 0
+for i = 1, count do
+  local size = redis.call('HSTRLEN', KEYS[1], 'm' .. i)
+  if size > 0 then length = length + size + 1 end
+end
+return {run[1], owner, live, now, run[5], length}
+`;
+
+/**
  * KEYS: expiry index, then run hashes. ARGV: the run ids of those hashes. Drops the index entry of
  * every run whose hash is gone (with `ttlSeconds` a hash can vanish before its entry), checked and
  * dropped atomically so a run written meanwhile keeps its entry. Returns 1 (kept) or 0 per run.

@@ -30,6 +30,7 @@ import {
   DELETE_SCRIPT,
   DROP_GONE_SCRIPT,
   GET_SCRIPT,
+  HEAD_SCRIPT,
   PUT_PARTS_SCRIPT,
   PUT_SCRIPT,
   RENEW_SCRIPT,
@@ -200,6 +201,26 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     },
 
     getParts: (runId) => read(runId, 'redisStore.getParts'),
+
+    async getHead(runId) {
+      const where = 'redisStore.getHead';
+      const reply = (await client.eval(HEAD_SCRIPT, 1, runKey(runId, where)).catch((error: unknown) => {
+        if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
+        throw new SnapshotError(
+          'SNAPSHOT_INVALID',
+          `${where}: run ${runId} has a corrupted chunk count, so its logs cannot be read. Restore the hash as TurnKit wrote it, or delete the run.`,
+        );
+      })) as [string, string, number, number, string, number?] | null;
+      if (reply === null) return null;
+      const [version, owner, live, now, content, length] = reply;
+      const stored = {
+        version: Number(version),
+        lease: live === -1 ? null : { owner, live: live === 1 },
+        now: Number(now),
+      };
+      if (length === undefined) return { snapshot: content, ...stored };
+      return { head: content, messagesLength: Math.max(0, Number(length) - 1), ...stored };
+    },
 
     put: (runId, snapshot, opts) => write(runId, 'redisStore.put', PUT_SCRIPT, snapshot, opts),
 

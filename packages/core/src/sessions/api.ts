@@ -4,7 +4,14 @@
  */
 import type { ResponseInput } from '../interpreter/index.js';
 import type { Agent } from '../tools/index.js';
-import type { BudgetLimits, ChatMessage, TurnOptions, TurnResult } from '../types.js';
+import type {
+  BudgetLimits,
+  ChatMessage,
+  PendingInteraction,
+  TurnOptions,
+  TurnResult,
+  TurnStatus,
+} from '../types.js';
 import type { InboxFilter, InboxPage } from './inbox.js';
 import type { AnswerLinkOptions } from './links.js';
 import type { OnInteraction } from './notify.js';
@@ -111,6 +118,13 @@ export interface Sessions<TOutput = string> {
   /** The run's current state: status `running` while a worker holds it. */
   get(runId: string, options?: TurnOptions): Promise<SessionResult<TOutput>>;
   /**
+   * The run's state without its transcript (DESIGN §17): with a store that reads a row's head alone
+   * (`getHead`), no log is read, however long the history; otherwise the whole run is read.
+   * `messagesLength` says how long the transcript is, so a caller can read it (`get`) when short.
+   * Unknown run (or another principal's): `RUN_NOT_FOUND`.
+   */
+  getHead(runId: string, options?: TurnOptions): Promise<RunHead<TOutput>>;
+  /**
    * Timeouts that fire (DESIGN §14): resolves every expired interaction of the runs the store lists
    * (`listExpired`), as `expire` does, and lets each run go on. Call it from a cron job or a timer.
    * A run another worker holds, or one that fails, is reported in `skipped` and left for next time.
@@ -177,6 +191,26 @@ export type StopOutcome = 'requested' | 'stopped' | 'not_running';
 
 /** The run's state after {@link Sessions.stop}, and what the stop did. */
 export type StopResult<TOutput = string> = SessionResult<TOutput> & { stop: StopOutcome };
+
+/** A run's state without its transcript: see {@link Sessions.getHead}. */
+export interface RunHead<TOutput = string> {
+  runId: string;
+  /** As in a turn result; `running` while a worker holds a claim on the run. */
+  status: TurnStatus;
+  needsInput: boolean;
+  pending: PendingInteraction[];
+  /** When completed, the final output; else null. */
+  output: TOutput | null;
+  error: { code: string; message: string } | null;
+  /** The stored version. */
+  version: number;
+  /** The run's last event sequence number. */
+  seq: number;
+  /** How many messages the transcript holds. */
+  messageCount: number;
+  /** The length of the transcript's JSON text (an upper bound: UTF-8 bytes for some stores). */
+  messagesLength: number;
+}
 
 /** Options of {@link Sessions.sweep}: the turn options, the clock, and how many runs at most. */
 export interface SweepOptions extends TurnOptions {

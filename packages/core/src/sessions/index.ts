@@ -2,6 +2,7 @@
 
 export type {
   PlayOptions,
+  RunHead,
   SessionOptions,
   SessionResult,
   SessionStart,
@@ -35,6 +36,7 @@ export {
   type RenewResult,
   type SnapshotStore,
   type StopMark,
+  type StoredHead,
   type StoredLease,
   type StoredParts,
   type StoredSnapshot,

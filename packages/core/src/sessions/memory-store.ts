@@ -110,6 +110,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       const stored = { version: row.version, lease: leaseOf(row), now: clock() };
       return row.parts ? { ...row.parts, ...stored } : { snapshot: row.snapshot, ...stored };
     },
+    async getHead(runId) {
+      const row = rows.get(runId);
+      if (!row) return null;
+      const stored = { version: row.version, lease: leaseOf(row), now: clock() };
+      if (!row.parts) return { snapshot: row.snapshot, ...stored };
+      return { head: row.parts.head, messagesLength: row.parts.messages.length, ...stored };
+    },
     async put(runId, snapshot, opts) {
       const { kept } = admit(runId, opts, 'memoryStore.put');
       rows.set(runId, { ...kept, snapshot });

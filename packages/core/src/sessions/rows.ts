@@ -16,9 +16,19 @@
  * Time: a store that gives its clock with a read (`now`) makes it the run's clock for the call
  * (questions expire by it), unless the caller passed `TurnOptions.now`.
  */
-import { SnapshotError } from '../errors.js';
-import { decodedOf, loadRun, type Run, type RunAccess, withStoreClock } from '../interpreter/index.js';
-import { pendingInteractions } from '../machine/index.js';
+import { SnapshotError, StateError } from '../errors.js';
+import {
+  decodedOf,
+  loadRun,
+  type Run,
+  type RunAccess,
+  resultOf,
+  statusOf,
+  toPending,
+  withStoreClock,
+} from '../interpreter/index.js';
+import { completedOutput } from '../interpreter/output.js';
+import { type LoopContext, type LoopStateName, pendingInteractions } from '../machine/index.js';
 import {
   type DecodedSnapshot,
   encodeParts,
@@ -27,7 +37,8 @@ import {
   type StoredLogs,
 } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
-import type { TurnOptions } from '../types.js';
+import type { PendingInteraction, TurnOptions, TurnStatus } from '../types.js';
+import type { RunHead } from './api.js';
 import { pendingEntries } from './inbox.js';
 import type { PutOptions, SnapshotStore, StoredLease } from './store.js';
 
@@ -73,7 +84,12 @@ export async function readRun(
     if (!row) return null;
     const clocked = withStoreClock(options, row.now);
     const { snapshot, version, lease } = row;
-    return { run: checkRow(loadRun(agent, snapshot, clocked, undefined, access), version), snapshot, version, lease };
+    return {
+      run: checkRow(loadRun(agent, snapshot, clocked, undefined, access), version),
+      snapshot,
+      version,
+      lease,
+    };
   }
   const row = await store.getParts(runId);
   if (!row) return null;
@@ -129,6 +145,98 @@ function stamped(run: Run, opts: PutOptions): DecodedSnapshot {
   const { format, version, agent, agentVersion, runId, turn, seq, ...rest } = decodedOf(run);
   const row = (opts.expectedVersion ?? 0) + 1;
   return { format, version, agent, agentVersion, runId, turn, seq, row, ...rest };
+}
+
+/** Whether a machine state is a claim's (a worker is, or was, playing the turn). */
+const CLAIMED: ReadonlySet<LoopStateName> = new Set(['callingModel', 'executingTools']);
+
+/**
+ * A run's state without its transcript (DESIGN §17, for `GET /runs/:id/events`): from a layout-2
+ * row's head alone when the store can read it (`getHead`), else from the whole run. The head is
+ * read as stored: its signature covers the logs too, so it cannot be checked without them; nothing
+ * runs from it (answers and turns read and verify the whole run), it only describes the run.
+ */
+export async function readHead(
+  store: SnapshotStore,
+  agent: AnyAgent,
+  runId: string,
+  options: TurnOptions,
+): Promise<RunHead<unknown> | null> {
+  const row = store.getHead ? await store.getHead(runId) : null;
+  if (!row || !('head' in row)) {
+    const stored = await readRun(store, agent, runId, options);
+    if (!stored) return null;
+    const { run, version } = stored;
+    const result = resultOf(run, stored.snapshot, CLAIMED.has(run.state.value) ? 'running' : undefined);
+    const messagesLength = JSON.stringify(run.state.context.messages).length - 2;
+    return headOf(result, { version, seq: run.seq, messageCount: result.messages.length, messagesLength });
+  }
+  const opened = openParts({ head: row.head, messages: '', resolved: '' });
+  let envelope: {
+    runId?: unknown;
+    seq?: unknown;
+    principal?: unknown;
+    state?: { value?: unknown; context?: unknown };
+  };
+  try {
+    envelope = JSON.parse(opened.snapshot);
+  } catch (cause) {
+    throw new SnapshotError(
+      'SNAPSHOT_INVALID',
+      `Run ${runId}: its stored head is not JSON. Restore the row as TurnKit wrote it, or delete the run.`,
+      { cause },
+    );
+  }
+  const value = envelope.state?.value as LoopStateName;
+  const context = envelope.state?.context as LoopContext | undefined;
+  if (envelope.runId !== runId || typeof envelope.seq !== 'number' || typeof value !== 'string' || !context) {
+    throw new SnapshotError(
+      'SNAPSHOT_INVALID',
+      `Run ${runId}: its stored head is not a TurnKit run's. Restore the row as TurnKit wrote it, or delete the run.`,
+    );
+  }
+  if (
+    options.principal !== undefined &&
+    envelope.principal !== undefined &&
+    envelope.principal !== options.principal
+  ) {
+    throw new StateError(
+      'RUN_NOT_FOUND',
+      `No run with id ${JSON.stringify(runId)} is visible to this caller: start one, or use the caller that started it.`,
+    );
+  }
+  const status: TurnStatus | 'running' = CLAIMED.has(value) ? 'running' : statusOf(value);
+  const pending: PendingInteraction[] =
+    status === 'needs_input' ? pendingInteractions(context).map(toPending) : [];
+  const shell = { runId, agent, state: { value, context } } as unknown as Run;
+  return {
+    runId,
+    status: status as TurnStatus,
+    needsInput: status === 'needs_input',
+    pending,
+    output: status === 'completed' ? completedOutput(shell) : null,
+    error: status === 'failed' ? context.error : null,
+    version: row.version,
+    seq: envelope.seq,
+    messageCount: opened.messages,
+    messagesLength: row.messagesLength,
+  };
+}
+
+/** The head of a whole result. */
+function headOf(
+  result: {
+    runId: string;
+    status: TurnStatus;
+    needsInput: boolean;
+    pending: PendingInteraction[];
+    output: unknown;
+    error: RunHead<unknown>['error'];
+  },
+  rest: Pick<RunHead<unknown>, 'version' | 'seq' | 'messageCount' | 'messagesLength'>,
+): RunHead<unknown> {
+  const { runId, status, needsInput, pending, output, error } = result;
+  return { runId, status, needsInput, pending, output, error, ...rest };
 }
 
 /**

@@ -31,6 +31,7 @@ import { readInbox } from './inbox.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce } from './notify.js';
 import { repeatOf } from './repeats.js';
+import { readHead } from './rows.js';
 import { stopRun } from './stop.js';
 import type { SnapshotStore } from './store.js';
 import { type Claim, isClaim, sessionTurns } from './turns.js';
@@ -199,6 +200,15 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     },
     async get(runId, options = {}) {
       return settle(current(await load(runId, options, 'assignee')), options);
+    },
+    async getHead(runId, options = {}) {
+      const head = await readHead(store, agent, runId, options);
+      if (!head)
+        throw new StateError(
+          'RUN_NOT_FOUND',
+          `No run with id ${JSON.stringify(runId)} is stored: start one with sessions.start().`,
+        );
+      return head;
     },
     async sweep(options = {}) {
       const { limit = 100, ...turnOptions } = options;

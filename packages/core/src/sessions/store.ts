@@ -133,6 +133,21 @@ export interface StoredParts extends SnapshotParts {
 }
 
 /**
+ * A layout-2 row's head alone, as read by {@link SnapshotStore.getHead}: no log is read or joined,
+ * only the length of the transcript log (its characters, or its bytes in UTF-8, which are at least
+ * as many), so a reader can tell whether the transcript is short enough to be worth reading.
+ */
+export interface StoredHead {
+  head: string;
+  /** The length of the stored transcript log text (characters, or UTF-8 bytes: an upper bound). */
+  messagesLength: number;
+  version: number;
+  lease: StoredLease | null;
+  /** The store's clock at the read (see {@link StoredSnapshot.now}). */
+  now?: number;
+}
+
+/**
  * What {@link SnapshotStore.putParts} writes: a new head, and log texts to append after the stored
  * ones (`append`: a `,` goes between two non-empty texts) or to replace them (`rewrite`).
  */
@@ -198,6 +213,12 @@ export interface SnapshotStore {
    * one. `get` returns the row assembled (`assembleSnapshot`), and a `put` replaces it whole.
    */
   putParts?(runId: string, write: PartsWrite, opts: PutOptions): Promise<WriteResult>;
+  /**
+   * Optional, with row layout 2: reads a layout-2 row's head and the length of its transcript log,
+   * without reading the logs (a run's state for `GET /runs/:id/events`); a layout-1 row whole, as
+   * `get` does; none as null.
+   */
+  getHead?(runId: string): Promise<StoredHead | StoredSnapshot | null>;
 }
 
 /** The `ConflictError` of an append onto a row that `put` wrote (layout 1): there is no log to append to. */
