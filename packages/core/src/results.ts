@@ -17,7 +17,11 @@ export type ToolErrorCode =
   | 'approval_timeout'
   | 'rejected_by_user'
   | 'superseded_by_user_message'
-  | 'user_input_unavailable';
+  | 'user_input_unavailable'
+  /** DESIGN §21: the call's tool is gone, or its new schema refuses the call's input. */
+  | 'tool_changed'
+  /** DESIGN §21: a call in doubt that a human declined to run again (it may or may not have run). */
+  | 'tool_in_doubt';
 
 /** The JSON text of an error result. `extra` fields (e.g. `rationale`) follow `message`. */
 export function toolErrorResult(

@@ -203,6 +203,17 @@ export type AgentEvent = EventBase &
       }
     | { type: 'tool_started'; toolCallId: string; toolName: string }
     | { type: 'tool_finished'; toolCallId: string; toolName: string; ok: boolean; errorCode?: string }
+    | {
+        /**
+         * A call recorded (pending or in flight) under a tool that changed before it could run: the
+         * tool is gone (`removed`) or its input schema changed and the call's input no longer
+         * validates (`schema_changed`). The call was not run; its result is `tool_changed` (DESIGN §21).
+         */
+        type: 'tool_changed';
+        toolCallId: string;
+        toolName: string;
+        reason: 'removed' | 'schema_changed';
+      }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
     | {
         /** One approval towards a quorum, short of it: the interaction stays pending. */

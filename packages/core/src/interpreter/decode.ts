@@ -1,7 +1,8 @@
 /**
  * Reading a snapshot for an agent: signature → format/version → migration → shape → compatibility
- * (DESIGN §4). Only what a pending call needs is compared: its tool must still exist with the same
- * input schema, and a paused sub-agent's tool must still be an agent tool.
+ * (DESIGN §4). `SNAPSHOT_INCOMPATIBLE` now means another agent name, or a paused sub-agent whose
+ * agent tool is gone; a function tool that changed is judged per call when it would run, with a
+ * `tool_changed` result (DESIGN §21, drift.ts) instead of refusing the whole resume.
  */
 import { SnapshotError } from '../errors.js';
 import type { LoopContext } from '../machine/index.js';
@@ -41,40 +42,17 @@ export function decodeFor(
 }
 
 /**
- * A pending or approved call of a function tool can only resume while its tool exists with the
- * same input schema. Questions are never compared (DESIGN §12): the snapshot holds the questions as
- * asked, and answers are checked against those, so changing the question tool's limits or
- * description between pause and answer strands nothing.
+ * Only paused sub-agents are checked here: their agent tool must still be one. A pending, approved
+ * or in-flight call of a function tool is not refused when its tool changed (DESIGN §21): the tool
+ * is compared when the call would run (see drift.ts), and a call whose tool is gone or whose input
+ * the new schema refuses gets a `tool_changed` result instead, so a deploy never strands a run.
+ * Questions are never compared (DESIGN §12): the snapshot holds the questions as asked, and answers
+ * are checked against those.
  */
 function checkPendingTools(agent: AnyAgent, context: LoopContext): void {
   for (const parked of context.parked ?? []) checkChild(agent, parked.toolName, parked.state.context);
   for (const call of context.step ?? []) {
-    if (call.child && call.status !== 'done') {
-      checkChild(agent, call.toolName, call.child.context);
-      continue;
-    }
-    const interaction = call.interaction;
-    if (!interaction || call.status === 'done' || call.status === 'queued') continue;
-    if (interaction.kind === 'question' && !interaction.ask) continue;
-    const tool = agent.toolIndex.get(call.toolName);
-    if (!tool) {
-      throw new SnapshotError(
-        'SNAPSHOT_INCOMPATIBLE',
-        `The run waits on a call of tool ${call.toolName}, which agent ${agent.name} no longer has: restore the tool, or send a new user message with the previous agent to move on.`,
-      );
-    }
-    if (interaction.ask && (tool.kind !== 'function' || typeof tool.resume !== 'function')) {
-      throw new SnapshotError(
-        'SNAPSHOT_INCOMPATIBLE',
-        `The run waits on an answer for tool ${call.toolName}, which no longer has a resume function to continue with it: restore resume to resume the run.`,
-      );
-    }
-    if (tool.schemaHash !== interaction.schemaHash) {
-      throw new SnapshotError(
-        'SNAPSHOT_INCOMPATIBLE',
-        `The input schema of tool ${call.toolName} changed since the run paused on it: resume with the previous tool definition (or migrate the snapshot).`,
-      );
-    }
+    if (call.child && call.status !== 'done') checkChild(agent, call.toolName, call.child.context);
   }
 }
 

@@ -19,6 +19,7 @@ import { ABORTED, abortRace } from './abort.js';
 import { type AskDraft, askDraft, askResponseFor } from './ask.js';
 import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
+import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
 import { now, type Run } from './run.js';
 import { runAnswerSubagent, runSubagentCall } from './subagents.js';
@@ -182,6 +183,8 @@ async function runCall(
   drive: DriveToRest,
 ): Promise<CallOutcome> {
   const tool = run.agent.toolIndex.get(call.function.name);
+  const drifted = driftResult(run, stepCall, call, tool);
+  if (drifted) return drifted;
   if (!tool) {
     const names = [...run.agent.toolIndex.keys()].join(', ') || 'none';
     return {

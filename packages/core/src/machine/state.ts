@@ -26,9 +26,11 @@ export interface StoredInteraction {
   createdAt: string;
   expiresAt: string | null;
   /**
-   * Function tools (approvals, asks): the hash of the tool's input schema when asked; a resume
-   * needs the same. Questions are never compared by hash (their answers are checked against the
-   * stored questions), though version 1 snapshots carry one.
+   * Function tools (approvals, asks): the hash of the tool's input schema when asked. On resume,
+   * another hash means the call's input is validated again against the tool's schema now; a call
+   * whose tool is gone or whose input no longer validates gets a `tool_changed` result instead of
+   * running (DESIGN §21). Questions are never compared by hash (their answers are checked against
+   * the stored questions), though version 1 snapshots carry one.
    */
   schemaHash?: string;
   /** Questions, normalised, and the limits they were asked under. */
@@ -72,6 +74,16 @@ export interface StepCall {
   askResponse?: string;
   /** Sub-agent calls: the paused child's machine state (its own transcript, not a copy of ours). */
   child?: ChildState;
+  /**
+   * Set (with `schemaHash`) in the head before a function tool's `execute` starts, in store mode
+   * (DESIGN §21): a call taken over with this set and no result is in doubt.
+   */
+  started?: boolean;
+  /**
+   * The hash of the tool's input schema when the call started running (in-flight calls; pending
+   * ones keep it on their interaction). A resume under another hash re-validates the call's input.
+   */
+  schemaHash?: string;
 }
 
 /** The machine state of a paused sub-agent, kept inside its parent's step. */

@@ -176,7 +176,10 @@ export interface FunctionTool<Input = unknown, Output = unknown, Context = unkno
   kind: 'function';
   /** The OpenAI tool spec, computed once. */
   spec: ToolSpec;
-  /** Hash of the input JSON Schema; a pending call resumes only while it is unchanged. */
+  /**
+   * Hash of the input JSON Schema. A pending or in-flight call recorded under another hash runs only
+   * if its input still validates; otherwise it gets a `tool_changed` result (DESIGN §21).
+   */
   schemaHash: string;
 }
 
