@@ -116,6 +116,7 @@ export type {
   Assignees,
   FunctionTool,
   FunctionToolConfig,
+  InDoubtPolicy,
   Instructions,
   InstructionsContext,
   ParallelQuestionPolicy,

@@ -96,9 +96,12 @@ export interface ApprovalRecord {
 
 /**
  * What a pending interaction asks for: answers to questions, an approval decision, a form's value,
- * or — `budget` — whether the run may spend more.
+ * whether the run may spend more (`budget`, DESIGN §20), or (`in_doubt`, DESIGN §21) whether to run
+ * again a call that may or may not have run: `approve` runs it again, `reject` tells the model so,
+ * `provideInput` gives the result to record. An `in_doubt` payload is an {@link ApprovalPayload}
+ * (tool name, input, reason).
  */
-export type InteractionKind = 'question' | 'approval' | 'input' | 'budget';
+export type InteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt';
 
 /** Something the run waits for a human (or a parent agent) to resolve. */
 export interface PendingInteraction {
@@ -213,6 +216,17 @@ export type AgentEvent = EventBase &
         toolCallId: string;
         toolName: string;
         reason: 'removed' | 'schema_changed';
+      }
+    | {
+        /**
+         * A call recorded `started` whose worker died before its result was written (its claim was
+         * taken over): it may or may not have run. `policy` is the tool's `onInDoubt`: `retry` runs
+         * it again, `ask` pauses on an `in_doubt` interaction, `reconcile` calls the tool's function.
+         */
+        type: 'tool_in_doubt';
+        toolCallId: string;
+        toolName: string;
+        policy: 'retry' | 'ask' | 'reconcile';
       }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
     | {

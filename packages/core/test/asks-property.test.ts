@@ -96,6 +96,7 @@ function goodResponse(interaction: PendingInteraction, pick: number): Interactio
       return { id: interaction.id, type: 'answer', answers: pick % 2 ? 'A' : 'B' };
     case 'approval':
     case 'budget':
+    case 'in_doubt':
       return pick % 2 ? { id: interaction.id, type: 'approve' } : { id: interaction.id, type: 'reject' };
   }
 }

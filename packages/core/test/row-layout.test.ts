@@ -170,9 +170,11 @@ describe('row layout 2: sessions', () => {
 
     const done = await sessions.answer(runId, { answers: { [HEADER]: LABELS[0] } }, { now: FIXTURE_NOW });
     expect(done.status).toBe('completed');
-    // The claim rewrites it; the step's results and the final answer are appended.
+    // The claim rewrites it; the step's results, the started marker of the next tool batch (with
+    // the model's message that made it, DESIGN §21) and the final answer are appended.
     expect(writes.map((write) => `${write.call}:${write.mode}`)).toEqual([
       'putParts:rewrite',
+      'putParts:append',
       'putParts:append',
       'putParts:append',
     ]);

@@ -31,7 +31,7 @@ function countingStore(inner: SnapshotStore = memoryStore()) {
 }
 
 describe('createSessions', () => {
-  it('starts, pauses, answers and completes a run kept in the store, with one read and three writes per resume (claim, the step results, the result)', async () => {
+  it('starts, pauses, answers and completes a run kept in the store, with one read and four writes per resume (claim, the step results, the started marker of the tool batch, the result)', async () => {
     const log: string[] = [];
     const agent = makeAgent(
       [
@@ -51,8 +51,9 @@ describe('createSessions', () => {
     counts.put = 0;
     const r2 = await sessions.answer(r1.runId, { answers: 'JWT' });
     expect(r2.status).toBe('completed');
-    expect(counts).toEqual({ get: 1, put: 3 });
-    expect(r2.version).toBe(5);
+    // The started marker (tools in doubt, DESIGN §21) is one head write per tool batch.
+    expect(counts).toEqual({ get: 1, put: 4 });
+    expect(r2.version).toBe(6);
     const stored = await sessions.get(r1.runId);
     expect(stored.status).toBe('completed');
     expect(stored.snapshot).toBe(r2.snapshot);

@@ -18,6 +18,7 @@ import { budgetProblems } from '../tools/index.js';
 import type { ApprovalRecord, BudgetLimits, InteractionResponse } from '../types.js';
 import { answersByHeader } from './ask.js';
 import { unsafeFormSchema } from './form-guard.js';
+import { decideInDoubt } from './in-doubt.js';
 import type { Run } from './run.js';
 import { checkToolInput } from './tool-input.js';
 
@@ -49,6 +50,7 @@ const HOW_TO: Record<StoredInteraction['kind'], string> = {
   approval: 'decide it with approve or reject',
   input: 'fill it in with provideInput',
   budget: 'decide it with approve (with `extend` to raise the limits) or reject',
+  in_doubt: 'decide it with approve (run it again), reject, or provideInput (the result to record)',
 };
 
 function wrongKind(interaction: StoredInteraction, type: string): StateError {
@@ -204,6 +206,12 @@ export function decide(
   at: string,
   responder: Responder = USER,
 ): Resolution {
+  // Tools in doubt (DESIGN §21): approve, reject, input or cancel, see in-doubt.ts.
+  if (interaction.kind === 'in_doubt') {
+    const decided = decideInDoubt(interaction, response, at);
+    if (!decided) throw wrongKind(interaction, response.type);
+    return decided;
+  }
   const bare = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
   const toolCallId = interaction.toolCallId;
   const asked = interaction.ask !== undefined;

@@ -12,6 +12,7 @@ import { spendToolCall } from './budget.js';
 import { contextErrorMessage, guarded, type Settled } from './context-guard.js';
 import { emit } from './events.js';
 import type { Run } from './run.js';
+import { markStarted } from './started.js';
 import { endToolSpan, startToolSpan } from './telemetry.js';
 
 /** Turns a tool's return value into the text the model reads. */
@@ -79,17 +80,25 @@ export async function execute(
   tool: AnyFunctionTool,
   call: ToolCall,
   input: unknown,
-  options: { editedInput?: unknown; response?: AskResponse } = {},
+  options: { editedInput?: unknown; response?: AskResponse; reconcile?: boolean } = {},
 ): Promise<ExecutionOutcome> {
   const turnSignal = run.options.signal;
+  // In store mode the call is recorded started first (tools in doubt, DESIGN §21); a worker that
+  // lost the run meanwhile does not start it. Reconciling runs no side effect: nothing to record.
+  if (!options.reconcile && !(await markStarted(run, call.id, tool.schemaHash))) return undefined;
+  if (turnSignal?.aborted) return undefined;
   const timeout = tool.timeoutMs === undefined ? null : AbortSignal.timeout(tool.timeoutMs);
   const signals = [turnSignal, timeout].filter((signal): signal is AbortSignal => signal != null);
   const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
   startTool(run, call.id, tool.name, options.response !== undefined);
   const ctx = toolContext(run, call.id, signal);
-  const { response, editedInput } = options;
+  const { response, editedInput, reconcile } = options;
   const work = guarded(run, () =>
-    response ? tool.resume!(input as never, response, ctx) : tool.execute(input as never, ctx),
+    reconcile && typeof tool.onInDoubt === 'function'
+      ? tool.onInDoubt(input as never, ctx)
+      : response
+        ? tool.resume!(input as never, response, ctx)
+        : tool.execute(input as never, ctx),
   );
   const abort = abortRace(signal);
   const raced = await Promise.race([work, abort.promise].filter(Boolean)).finally(abort.dispose);

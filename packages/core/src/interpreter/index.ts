@@ -3,6 +3,7 @@
  * points that play a turn. Sessions build on the lower-level pieces exported here.
  */
 export { beginTurn } from './events.js';
+export { markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
 export {
   applyResolutions,

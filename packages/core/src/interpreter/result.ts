@@ -59,6 +59,7 @@ function payloadOf(interaction: StoredInteraction): PendingInteraction['payload'
     case 'budget':
       return interaction.budget!;
     case 'approval':
+    case 'in_doubt':
       return {
         toolName: interaction.toolName,
         input: JSON.parse(interaction.input ?? 'null') as unknown,

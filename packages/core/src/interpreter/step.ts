@@ -21,6 +21,7 @@ import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
+import { inDoubtOutcome, isInDoubt } from './in-doubt.js';
 import { now, type Run } from './run.js';
 import { runAnswerSubagent, runSubagentCall } from './subagents.js';
 import { endOpenToolSpans } from './telemetry.js';
@@ -207,6 +208,10 @@ async function runCall(
     );
     if (outcome && 'result' in outcome) finishTool(run, call.id, tool.name, outcome.result);
     return outcome;
+  }
+  if (isInDoubt(stepCall, tool)) {
+    const handled = await inDoubtOutcome(run, tool, stepCall, call);
+    if (handled) return handled;
   }
   if (stepCall.status === 'approved') {
     const raw = stepCall.approvedInput ?? call.function.arguments;

@@ -84,6 +84,8 @@ export interface StepCall {
    * ones keep it on their interaction). A resume under another hash re-validates the call's input.
    */
   schemaHash?: string;
+  /** Set when sessions took the run over with this call started and no result: it is in doubt (DESIGN §21). */
+  inDoubt?: boolean;
 }
 
 /** The machine state of a paused sub-agent, kept inside its parent's step. */

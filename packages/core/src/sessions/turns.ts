@@ -8,6 +8,7 @@ import { ConflictError, StateError } from '../errors.js';
 import {
   beginTurn,
   driveToRest,
+  markInDoubt,
   newRunId,
   type Run,
   type RunAccess,
@@ -199,6 +200,8 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
   async function recover(loaded: Loaded, options: SessionOptions = {}): Promise<SessionResult<unknown>> {
     loaded.run.seq += TAKEOVER_SEQ_GAP;
     beginTurn(loaded.run, 'continue');
+    // Tools in doubt (DESIGN §21): calls it recorded started, with no result, may or may not have run.
+    markInDoubt(loaded.run);
     return claimAndRun(loaded.run, loaded.version, loaded.logs, options);
   }
 
@@ -214,6 +217,8 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
       // Taken since the deferral by a worker that stopped holding it: its turn goes on as a new one.
       loaded.run.seq += TAKEOVER_SEQ_GAP;
       beginTurn(loaded.run, 'continue');
+      // Tools in doubt (DESIGN §21), as in `recover`.
+      markInDoubt(loaded.run);
     }
     let claimed: Claim;
     try {

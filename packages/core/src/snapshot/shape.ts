@@ -121,7 +121,7 @@ const approval = object({ principal: string, rationale: optional(string), at: st
 
 const interaction = object({
   id: string,
-  kind: oneOf('question', 'approval', 'input', 'budget'),
+  kind: oneOf('question', 'approval', 'input', 'budget', 'in_doubt'),
   toolCallId: string,
   toolName: string,
   agentPath: arrayOf(string),

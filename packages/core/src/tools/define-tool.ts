@@ -76,6 +76,13 @@ export function defineTool<Input, Output, Context = unknown>(
     }
   }
   if (config.approval !== undefined) checkApprovalPolicy(`Tool ${config.name}`, config.approval);
+  const inDoubt = config.onInDoubt;
+  if (inDoubt !== undefined && inDoubt !== 'retry' && inDoubt !== 'ask' && typeof inDoubt !== 'function') {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Tool ${config.name}: \`onInDoubt\` must be 'retry', 'ask' or a function (input, ctx) => result, got ${JSON.stringify(inDoubt)}.`,
+    );
+  }
   const parameters =
     config.parameters === undefined
       ? toJsonSchema(`Tool ${config.name}: its input schema`, config.input)

@@ -128,6 +128,20 @@ export type AskResponse<State = unknown> =
   /** The form's value, validated against its schema. */
   | { kind: 'input'; value: unknown; state: State };
 
+/**
+ * What happens to a call found in doubt (DESIGN §21): its worker recorded it `started` and died (its
+ * claim was taken over) before its result was written, so it may or may not have run.
+ * - `'retry'` (default): run `execute` again, with the same `ctx.idempotencyKey` (at-least-once).
+ * - `'ask'`: pause on an interaction of kind `'in_doubt'`: `approve` runs it again, `reject` tells
+ *   the model it may or may not have run (`tool_in_doubt`), `provideInput` gives the result to record.
+ * - a function: reconciles (e.g. looks the payment up by `ctx.idempotencyKey`) and returns the
+ *   result to record; `execute` never runs again for that call.
+ */
+export type InDoubtPolicy<Input, Output, Context = unknown> =
+  | 'retry'
+  | 'ask'
+  | ((input: Input, ctx: ToolContext<Context>) => Output | Promise<Output>);
+
 /** `true`/a reason string (shown to the human) when the call must be approved first. */
 export type ApprovalDecider<Input, Context = unknown> =
   | boolean
@@ -146,6 +160,11 @@ export interface FunctionToolConfig<Input, Output, Context = unknown> {
   parameters?: Record<string, unknown>;
   /** Runs the call; `return ctx.ask(…)` to pause for a human (then `resume` is required). */
   execute: (input: Input, ctx: ToolContext<Context>) => Output | AskSignal | Promise<Output | AskSignal>;
+  /**
+   * What to do with a call found in doubt after a worker died inside `execute` (sessions over a
+   * store): `'retry'` (default), `'ask'` a human, or a function that reconciles. See {@link InDoubtPolicy}.
+   */
+  onInDoubt?: InDoubtPolicy<Input, Output, Context>;
   /**
    * Continues a call that asked (`ctx.ask`) once the human responded; may ask again the same way.
    * Not called when the interaction is cancelled, expires or is superseded: the model then gets the
@@ -235,6 +254,7 @@ export interface AnyFunctionTool {
   approvalTimeoutMs?: number;
   approval?: ApprovalPolicy<never, never>;
   errorMessage?: (error: unknown) => string;
+  onInDoubt?: 'retry' | 'ask' | ((input: never, ctx: ToolContext<never>) => unknown);
   spec: ToolSpec;
   schemaHash: string;
   /** Set on tools made by `agentTool`: the loop runs the child agent instead of `execute`. */

@@ -1,0 +1,137 @@
+/**
+ * Tools in doubt (DESIGN §21). A worker that takes a run over (its previous worker's lease lapsed)
+ * finds the calls that were recorded `started` (see started.ts) and have no result: they may or may
+ * not have run. Each is handled by its tool's `onInDoubt`: `'retry'` (default) runs it again with
+ * the same idempotency key; `'ask'` pauses on an `in_doubt` interaction (approve = run again,
+ * reject = the model is told it may or may not have run, provideInput = the result to record); a
+ * function reconciles and returns the result to record, and `execute` never runs again.
+ */
+import type { Resolution, StepCall, StoredInteraction } from '../machine/index.js';
+import { toolErrorResult } from '../results.js';
+import type { AnyFunctionTool } from '../tools/index.js';
+import type { ToolCall } from '../types.js';
+import type { AskDraft } from './ask.js';
+import { emit } from './events.js';
+import { execute } from './execute.js';
+import type { Run } from './run.js';
+import { parseToolInput } from './tool-input.js';
+
+/**
+ * Marks the calls of a run taken over that were started and have no result as in doubt (sessions
+ * call this when they take a claim over). Returns how many there are.
+ */
+export function markInDoubt(run: Run): number {
+  const context = run.state.context;
+  let found = 0;
+  const step = context.step?.map((call) => {
+    if (!call.started || (call.status !== 'queued' && call.status !== 'approved')) return call;
+    found++;
+    return { ...call, inDoubt: true };
+  });
+  if (found > 0) run.state = { ...run.state, context: { ...context, step: step ?? null } };
+  return found;
+}
+
+/** Whether the call is in doubt and its policy still has to be applied (not after a human said "run it again"). */
+export function isInDoubt(stepCall: StepCall, tool: AnyFunctionTool): boolean {
+  return (
+    stepCall.inDoubt === true &&
+    (stepCall.status === 'queued' || stepCall.status === 'approved') &&
+    stepCall.interaction?.kind !== 'in_doubt' &&
+    !tool.subagent &&
+    !tool.builtin
+  );
+}
+
+/**
+ * Applies the tool's `onInDoubt` to a call in doubt: the result (reconciled) or the interaction to
+ * wait for (`'ask'`); undefined for `'retry'`, when the call runs again as usual.
+ */
+export async function inDoubtOutcome(
+  run: Run,
+  tool: AnyFunctionTool,
+  stepCall: StepCall,
+  call: ToolCall,
+): Promise<{ result: string } | { draft: AskDraft } | undefined> {
+  const policy = tool.onInDoubt ?? 'retry';
+  emit(run, {
+    type: 'tool_in_doubt',
+    toolCallId: stepCall.toolCallId,
+    toolName: tool.name,
+    policy: typeof policy === 'function' ? 'reconcile' : policy,
+  });
+  if (policy === 'retry') return undefined;
+  const given =
+    stepCall.status === 'approved' && stepCall.approvedInput !== undefined
+      ? stepCall.approvedInput
+      : call.function.arguments;
+  const raw = given === '' ? '{}' : given;
+  if (policy === 'ask') {
+    return {
+      draft: {
+        kind: 'in_doubt',
+        input: raw,
+        reason: `${tool.name} was running when its worker stopped, and may or may not have run (idempotency key ${run.runId}:${stepCall.toolCallId}). Approve to run it again, reject to go on without it, or give the result it had.`,
+        expiresAt: null,
+        schemaHash: tool.schemaHash,
+      },
+    };
+  }
+  const parsed = parseToolInput(tool, raw);
+  if (!parsed.ok) return { result: parsed.result };
+  const outcome = await execute(run, tool, call, parsed.input, { reconcile: true });
+  return outcome && 'result' in outcome ? outcome : undefined;
+}
+
+/**
+ * A human's decision on an `in_doubt` interaction: `approve` runs the call again, `reject` gives the
+ * model `tool_in_doubt`, `input` (`provideInput`) records the value as the call's result; `cancel`
+ * is a rejection without a word. Other response types are refused by the caller's kind check.
+ */
+export function decideInDoubt(
+  interaction: StoredInteraction,
+  response: { type: string; value?: unknown; rationale?: string; reason?: string },
+  at: string,
+): Resolution | undefined {
+  const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  const toolCallId = interaction.toolCallId;
+  const rationale = response.rationale !== undefined ? { rationale: response.rationale } : {};
+  switch (response.type) {
+    case 'approve':
+      return {
+        toolCallId,
+        records: [{ ...base, resolution: 'approved', ...rationale }],
+        runInput: interaction.input,
+      };
+    case 'input': {
+      const value = response.value;
+      const result = typeof value === 'string' ? value : (JSON.stringify(value ?? null) ?? 'null');
+      return {
+        toolCallId,
+        records: [{ ...base, resolution: 'answered', value: JSON.stringify(value ?? null), ...rationale }],
+        result,
+      };
+    }
+    case 'reject':
+    case 'cancel': {
+      const why = response.rationale ?? response.reason;
+      return {
+        toolCallId,
+        records: [
+          {
+            ...base,
+            resolution: response.type === 'reject' ? 'rejected' : 'cancelled',
+            ...(why !== undefined ? { rationale: why } : {}),
+          },
+        ],
+        result: toolErrorResult(
+          'tool_in_doubt',
+          `${interaction.toolName} was running when its worker stopped, and it may or may not have run; the user chose not to run it again. Check whether its effect happened before calling it again.`,
+          { rationale: why ?? null },
+        ),
+      };
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Tools in doubt (DESIGN §21), in one process over the memory store: a worker whose renewals fail
+ * (as a dead one's would) stalls inside `execute`; its lease lapses and another worker takes the run
+ * over. The call was recorded `started` before `execute` ran, has no result, and is in doubt: its
+ * tool's `onInDoubt` decides (`retry` runs it again, `ask` pauses on an `in_doubt` interaction, a
+ * function reconciles). The cross-process proof, with kill -9, is in the adapters tests.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createSessions,
+  defineTool,
+  type InDoubtPolicy,
+  memoryStore,
+  type SnapshotStore,
+  TurnkitError,
+} from '../src/index.js';
+import { expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const leaseMs = 60;
+
+/** A charge tool whose first run never ends (its worker is as good as dead); later runs return. */
+function chargeAgent(policy: InDoubtPolicy<{ amount: number }, unknown> | undefined, runs: string[]) {
+  const charge = defineTool({
+    name: 'charge',
+    description: 'Charge the card',
+    input: z.object({ amount: z.number() }),
+    ...(policy !== undefined ? { onInDoubt: policy } : {}),
+    execute: async ({ amount }, ctx) => {
+      runs.push(ctx.idempotencyKey);
+      if (runs.length === 1) await new Promise(() => undefined);
+      return { charged: amount };
+    },
+  });
+  return makeAgent(
+    [
+      { toolCalls: [{ id: 'call_charge', name: 'charge', arguments: { amount: 5 } }] },
+      (request) => `Done: ${request.messages.at(-1)?.content}`,
+    ],
+    { tools: [charge] },
+  );
+}
+
+/** Starts a run on a worker that stalls in `execute` and stops renewing; returns its run id once its lease lapsed. */
+async function stalledRun(agent: ReturnType<typeof chargeAgent>, store: SnapshotStore): Promise<string> {
+  const dead: SnapshotStore = { ...store, renew: () => Promise.reject(new Error('ETIMEDOUT')) };
+  const runId = `run_in_doubt_${Math.random().toString(36).slice(2)}`;
+  void createSessions({ agent, store: dead, leaseMs })
+    .start({ input: 'charge 5', runId })
+    .catch(() => undefined);
+  await sleep(leaseMs * 3);
+  return runId;
+}
+
+const inDoubtEvents = (result: { events: { type: string }[] }) =>
+  result.events.filter((event) => event.type === 'tool_in_doubt');
+
+describe('tools in doubt', () => {
+  it('records the call started in the stored head before execute runs', async () => {
+    const store = memoryStore();
+    const seen: unknown[] = [];
+    const tool = defineTool({
+      name: 'charge',
+      description: 'Charge the card',
+      input: z.object({ amount: z.number() }),
+      execute: async ({ amount }, ctx) => {
+        const stored = await store.get(ctx.runId);
+        const step = JSON.parse(stored!.snapshot).state.context.step;
+        seen.push(step.find((call: { toolCallId: string }) => call.toolCallId === ctx.toolCallId));
+        return { charged: amount };
+      },
+    });
+    const agent = makeAgent(
+      [{ toolCalls: [{ id: 'call_charge', name: 'charge', arguments: { amount: 5 } }] }, 'Done.'],
+      { tools: [tool] },
+    );
+    const result = await createSessions({ agent, store }).start('charge 5');
+    expect(result.status).toBe('completed');
+    expect(seen).toEqual([
+      {
+        toolCallId: 'call_charge',
+        toolName: 'charge',
+        status: 'queued',
+        started: true,
+        schemaHash: tool.schemaHash,
+      },
+    ]);
+  });
+
+  it('writes one head per batch of calls that start together, not one per call', async () => {
+    const store = memoryStore();
+    const seen: { version: number; started: number }[] = [];
+    const tool = defineTool({
+      name: 'look',
+      description: 'Look a vial up',
+      input: z.object({ box: z.string() }),
+      execute: async ({ box }, ctx) => {
+        const stored = await store.get(ctx.runId);
+        const step = JSON.parse(stored!.snapshot).state.context.step as { started?: boolean }[];
+        seen.push({ version: stored!.version, started: step.filter((call) => call.started).length });
+        return box;
+      },
+    });
+    const toolCalls = ['A1', 'A2', 'A3', 'A4'].map((box, index) => ({
+      id: `call_${index}`,
+      name: 'look',
+      arguments: { box },
+    }));
+    const agent = makeAgent([{ toolCalls }, 'Done.'], { tools: [tool] });
+    const result = await createSessions({ agent, store }).start('look');
+    expect(result.status).toBe('completed');
+    // Every call saw all four marked started, in one and the same stored version.
+    expect(seen).toHaveLength(4);
+    expect(new Set(seen.map((entry) => entry.version)).size).toBe(1);
+    expect(seen.every((entry) => entry.started === 4)).toBe(true);
+  });
+
+  it('retry (default): the call in doubt runs again, once, with the same idempotency key', async () => {
+    const runs: string[] = [];
+    const store = memoryStore();
+    const agent = chargeAgent(undefined, runs);
+    const runId = await stalledRun(agent, store);
+    const result = await createSessions({ agent, store, leaseMs }).retry(runId);
+    expect(result.status).toBe('completed');
+    expect(runs).toEqual([`${runId}:call_charge`, `${runId}:call_charge`]);
+    expect(inDoubtEvents(result)).toMatchObject([
+      { toolCallId: 'call_charge', toolName: 'charge', policy: 'retry' },
+    ]);
+    expect(toolResults(result).call_charge).toBe('{"charged":5}');
+    expectOneResultPerCall(result);
+  });
+
+  it('ask: pauses on an in_doubt interaction; the tool runs again only when a human approves', async () => {
+    const runs: string[] = [];
+    const store = memoryStore();
+    const agent = chargeAgent('ask', runs);
+    const runId = await stalledRun(agent, store);
+    const sessions = createSessions({ agent, store, leaseMs });
+    const paused = await sessions.retry(runId);
+    expect(paused.status).toBe('needs_input');
+    expect(paused.pendingQuestion).toMatchObject({
+      kind: 'in_doubt',
+      toolName: 'charge',
+      toolCallId: 'call_charge',
+      payload: { toolName: 'charge', input: { amount: 5 } },
+    });
+    expect(inDoubtEvents(paused)).toMatchObject([{ policy: 'ask' }]);
+    expect(runs).toHaveLength(1);
+    // Another read, or a retry, does not run it either.
+    expect((await sessions.get(runId)).status).toBe('needs_input');
+    expect(runs).toHaveLength(1);
+    const approved = await sessions.approve(runId);
+    expect(approved.status).toBe('completed');
+    expect(runs).toEqual([`${runId}:call_charge`, `${runId}:call_charge`]);
+    expect(toolResults(approved).call_charge).toBe('{"charged":5}');
+    expectOneResultPerCall(approved);
+  });
+
+  it('ask: a rejection tells the model it may or may not have run; provideInput records the given result', async () => {
+    for (const decide of ['reject', 'provide'] as const) {
+      const runs: string[] = [];
+      const store = memoryStore();
+      const agent = chargeAgent('ask', runs);
+      const runId = await stalledRun(agent, store);
+      const sessions = createSessions({ agent, store, leaseMs });
+      expect((await sessions.retry(runId)).status).toBe('needs_input');
+      const result =
+        decide === 'reject'
+          ? await sessions.reject(runId, { rationale: 'I will check the bank' })
+          : await sessions.provideInput(runId, { value: { charged: 5, found: 'in the bank' } });
+      expect(result.status).toBe('completed');
+      expect(runs).toHaveLength(1);
+      const content = JSON.parse(toolResults(result).call_charge!);
+      if (decide === 'reject') {
+        expect(content).toMatchObject({
+          ok: false,
+          error_code: 'tool_in_doubt',
+          rationale: 'I will check the bank',
+        });
+        expect(content.message).toContain('may or may not have run');
+      } else {
+        expect(content).toEqual({ charged: 5, found: 'in the bank' });
+      }
+      expectOneResultPerCall(result);
+    }
+  });
+
+  it('ask: an answer of the wrong kind is refused with WRONG_KIND, changing nothing', async () => {
+    const runs: string[] = [];
+    const store = memoryStore();
+    const agent = chargeAgent('ask', runs);
+    const runId = await stalledRun(agent, store);
+    const sessions = createSessions({ agent, store, leaseMs });
+    await sessions.retry(runId);
+    const error = await sessions.answer(runId, { answers: 'yes' }).catch((caught: unknown) => caught);
+    expect(TurnkitError.isInstance(error) && error.code).toBe('WRONG_KIND');
+    expect((error as Error).message).toContain('approve (run it again)');
+    expect((await sessions.get(runId)).status).toBe('needs_input');
+  });
+
+  it('a reconcile function: execute never runs again, and the reconciled result is in the transcript', async () => {
+    const runs: string[] = [];
+    const looked: string[] = [];
+    const store = memoryStore();
+    const agent = chargeAgent(async ({ amount }, ctx) => {
+      looked.push(ctx.idempotencyKey);
+      return { charged: amount, reconciled: true };
+    }, runs);
+    const runId = await stalledRun(agent, store);
+    const result = await createSessions({ agent, store, leaseMs }).retry(runId);
+    expect(result.status).toBe('completed');
+    expect(runs).toHaveLength(1);
+    expect(looked).toEqual([`${runId}:call_charge`]);
+    expect(toolResults(result).call_charge).toBe('{"charged":5,"reconciled":true}');
+    expect(inDoubtEvents(result)).toMatchObject([{ policy: 'reconcile' }]);
+    expectOneResultPerCall(result);
+  });
+
+  it('a call in flight under a tool whose schema changed before the takeover gets tool_changed', async () => {
+    const runs: string[] = [];
+    const store = memoryStore();
+    const runId = await stalledRun(chargeAgent(undefined, runs), store);
+    const tightened = defineTool({
+      name: 'charge',
+      description: 'Charge the card',
+      input: z.object({ amount: z.number(), currency: z.string() }),
+      execute: () => {
+        runs.push('new');
+        return 'charged';
+      },
+    });
+    const agent = makeAgent(['(stalled)', (request) => `Done: ${request.messages.at(-1)?.content}`], {
+      tools: [tightened],
+    });
+    const result = await createSessions({ agent, store, leaseMs }).retry(runId);
+    expect(result.status).toBe('completed');
+    expect(runs).toHaveLength(1);
+    expect(JSON.parse(toolResults(result).call_charge!)).toMatchObject({ error_code: 'tool_changed' });
+    expect(result.events.some((event) => event.type === 'tool_changed')).toBe(true);
+  });
+
+  it('refuses an onInDoubt that is not retry, ask or a function (CONFIG_INVALID)', () => {
+    expect(() =>
+      defineTool({
+        name: 'charge',
+        description: 'Charge',
+        input: z.object({}),
+        onInDoubt: 'never' as 'ask',
+        execute: () => 'ok',
+      }),
+    ).toThrow(/onInDoubt/);
+  });
+
+  it('an abort in one worker is not a takeover: the retried call runs again with no in-doubt event', async () => {
+    const runs: string[] = [];
+    const store = memoryStore();
+    const agent = chargeAgent('ask', runs);
+    const controller = new AbortController();
+    const sessions = createSessions({ agent, store, leaseMs });
+    const started = sessions.start('charge 5', { signal: controller.signal });
+    await sleep(20);
+    controller.abort();
+    const aborted = await started;
+    expect(aborted.status).toBe('aborted');
+    const result = await sessions.retry(aborted.runId);
+    expect(result.status).toBe('completed');
+    expect(inDoubtEvents(result)).toEqual([]);
+    expect(runs).toHaveLength(2);
+  });
+});
