@@ -1,0 +1,49 @@
+/**
+ * The agent of the tools-in-doubt process tests (DESIGN §21): one `charge` call, then a final answer
+ * quoting its result. Both the worker that gets killed inside `execute` and the test process that
+ * takes the run over build it from this one definition, each with its own `execute` hook.
+ */
+import { defineAgent, defineTool, type InDoubtPolicy } from '@turnkit/core';
+import { scriptedModel } from '@turnkit/core/testing';
+import { z } from 'zod';
+
+export type InDoubtCase = 'retry' | 'ask' | 'reconcile';
+
+/** The call id of the charge, and the input it is made with. */
+export const CHARGE_CALL_ID = 'call_charge';
+
+/** The agent; `onExecute` runs (and may never return) inside `execute`, `onReconcile` inside the reconcile function. */
+export function chargeAgent(
+  policy: InDoubtCase,
+  hooks: {
+    onExecute: (key: string) => Promise<void> | void;
+    onReconcile?: (key: string) => void;
+  },
+) {
+  const onInDoubt: InDoubtPolicy<{ amount: number }, unknown> =
+    policy === 'reconcile'
+      ? (input, ctx) => {
+          hooks.onReconcile?.(ctx.idempotencyKey);
+          return { charged: input.amount, reconciled: true };
+        }
+      : policy;
+  const charge = defineTool({
+    name: 'charge',
+    description: 'Charge the card',
+    input: z.object({ amount: z.number() }),
+    onInDoubt,
+    execute: async ({ amount }, ctx) => {
+      await hooks.onExecute(ctx.idempotencyKey);
+      return { charged: amount };
+    },
+  });
+  return defineAgent({
+    name: 'payments',
+    instructions: 'You charge cards.',
+    model: scriptedModel([
+      { toolCalls: [{ id: CHARGE_CALL_ID, name: 'charge', arguments: { amount: 5 } }] },
+      (request) => `Done: ${request.messages.at(-1)?.content}`,
+    ]),
+    tools: [charge],
+  });
+}
