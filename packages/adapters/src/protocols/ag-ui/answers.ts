@@ -75,7 +75,9 @@ function resolved(id: string, kind: InteractionKind, payload: unknown, path: Pat
         type: 'answer',
         answers: payload.answers as Extract<ResponseInput, { type: 'answer' }>['answers'],
       };
-    case 'approval': {
+    // A call in doubt (DESIGN §21) is decided like an approval: approved runs it again.
+    case 'approval':
+    case 'in_doubt': {
       if (!isRecord(payload) || typeof payload.approved !== 'boolean') {
         throw invalid(path, 'an approval is answered with { approved: true | false, editedArgs?, reason? }');
       }

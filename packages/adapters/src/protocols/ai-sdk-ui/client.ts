@@ -11,7 +11,7 @@
  */
 
 /** What kind of answer a pending interaction takes. */
-export type TurnkitInteractionKind = 'question' | 'approval' | 'input' | 'budget';
+export type TurnkitInteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt';
 
 /** One interaction the run waits for, as the assistant message's metadata lists it. */
 export interface TurnkitPendingPart {
