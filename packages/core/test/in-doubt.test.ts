@@ -20,6 +20,9 @@ import { expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const leaseMs = 60;
 
+/** Resolves when the first run of a charge agent's tool (by its `runs` list) is inside `execute`. */
+const entered = new WeakMap<string[], () => void>();
+
 /** A charge tool whose first run never ends (its worker is as good as dead); later runs return. */
 function chargeAgent(policy: InDoubtPolicy<{ amount: number }, unknown> | undefined, runs: string[]) {
   const charge = defineTool({
@@ -29,7 +32,10 @@ function chargeAgent(policy: InDoubtPolicy<{ amount: number }, unknown> | undefi
     ...(policy !== undefined ? { onInDoubt: policy } : {}),
     execute: async ({ amount }, ctx) => {
       runs.push(ctx.idempotencyKey);
-      if (runs.length === 1) await new Promise(() => undefined);
+      if (runs.length === 1) {
+        entered.get(runs)?.();
+        await new Promise(() => undefined);
+      }
       return { charged: amount };
     },
   });
@@ -43,13 +49,20 @@ function chargeAgent(policy: InDoubtPolicy<{ amount: number }, unknown> | undefi
 }
 
 /** Starts a run on a worker that stalls in `execute` and stops renewing; returns its run id once its lease lapsed. */
-async function stalledRun(agent: ReturnType<typeof chargeAgent>, store: SnapshotStore): Promise<string> {
+async function stalledRun(
+  agent: ReturnType<typeof chargeAgent>,
+  store: SnapshotStore,
+  runs: string[],
+): Promise<string> {
   const dead: SnapshotStore = { ...store, renew: () => Promise.reject(new Error('ETIMEDOUT')) };
   const runId = `run_in_doubt_${Math.random().toString(36).slice(2)}`;
+  const inside = new Promise<void>((resolve) => entered.set(runs, resolve));
   void createSessions({ agent, store: dead, leaseMs })
     .start({ input: 'charge 5', runId })
     .catch(() => undefined);
-  await sleep(leaseMs * 3);
+  await inside;
+  // Its lease lapses on the store's clock (it renews no more).
+  while ((await store.get(runId))?.lease?.live) await sleep(leaseMs / 4);
   return runId;
 }
 
@@ -116,11 +129,50 @@ describe('tools in doubt', () => {
     expect(seen.every((entry) => entry.started === 4)).toBe(true);
   });
 
+  it('an approved call is marked started by the claim of its resume: no extra head write before it runs', async () => {
+    const base = memoryStore();
+    let writes = 0;
+    const count =
+      <Args extends unknown[], Result>(write: (...args: Args) => Result) =>
+      (...args: Args) => {
+        writes++;
+        return write(...args);
+      };
+    const store: SnapshotStore = {
+      ...base,
+      put: count(base.put),
+      ...(base.putParts ? { putParts: count(base.putParts) } : {}),
+    };
+    const startedWhenRun: boolean[] = [];
+    const thaw = defineTool({
+      name: 'thaw',
+      description: 'Thaw a vial',
+      input: z.object({}),
+      needsApproval: true,
+      execute: async (_input, ctx) => {
+        const step = JSON.parse((await base.get(ctx.runId))!.snapshot).state.context.step;
+        startedWhenRun.push(step[0].started === true);
+        return 'thawed';
+      },
+    });
+    const agent = makeAgent([{ toolCalls: [{ id: 'call_thaw', name: 'thaw', arguments: {} }] }, 'Done.'], {
+      tools: [thaw],
+    });
+    const sessions = createSessions({ agent, store });
+    const paused = await sessions.start('thaw one');
+    writes = 0;
+    const done = await sessions.approve(paused.runId);
+    expect(done.status).toBe('completed');
+    expect(startedWhenRun).toEqual([true]);
+    // The claim (with the marker), the step's result before the next model call, the result.
+    expect(writes).toBe(3);
+  });
+
   it('retry (default): the call in doubt runs again, once, with the same idempotency key', async () => {
     const runs: string[] = [];
     const store = memoryStore();
     const agent = chargeAgent(undefined, runs);
-    const runId = await stalledRun(agent, store);
+    const runId = await stalledRun(agent, store, runs);
     const result = await createSessions({ agent, store, leaseMs }).retry(runId);
     expect(result.status).toBe('completed');
     expect(runs).toEqual([`${runId}:call_charge`, `${runId}:call_charge`]);
@@ -135,7 +187,7 @@ describe('tools in doubt', () => {
     const runs: string[] = [];
     const store = memoryStore();
     const agent = chargeAgent('ask', runs);
-    const runId = await stalledRun(agent, store);
+    const runId = await stalledRun(agent, store, runs);
     const sessions = createSessions({ agent, store, leaseMs });
     const paused = await sessions.retry(runId);
     expect(paused.status).toBe('needs_input');
@@ -162,7 +214,7 @@ describe('tools in doubt', () => {
       const runs: string[] = [];
       const store = memoryStore();
       const agent = chargeAgent('ask', runs);
-      const runId = await stalledRun(agent, store);
+      const runId = await stalledRun(agent, store, runs);
       const sessions = createSessions({ agent, store, leaseMs });
       expect((await sessions.retry(runId)).status).toBe('needs_input');
       const result =
@@ -190,7 +242,7 @@ describe('tools in doubt', () => {
     const runs: string[] = [];
     const store = memoryStore();
     const agent = chargeAgent('ask', runs);
-    const runId = await stalledRun(agent, store);
+    const runId = await stalledRun(agent, store, runs);
     const sessions = createSessions({ agent, store, leaseMs });
     await sessions.retry(runId);
     const error = await sessions.answer(runId, { answers: 'yes' }).catch((caught: unknown) => caught);
@@ -207,7 +259,7 @@ describe('tools in doubt', () => {
       looked.push(ctx.idempotencyKey);
       return { charged: amount, reconciled: true };
     }, runs);
-    const runId = await stalledRun(agent, store);
+    const runId = await stalledRun(agent, store, runs);
     const result = await createSessions({ agent, store, leaseMs }).retry(runId);
     expect(result.status).toBe('completed');
     expect(runs).toHaveLength(1);
@@ -220,7 +272,7 @@ describe('tools in doubt', () => {
   it('a call in flight under a tool whose schema changed before the takeover gets tool_changed', async () => {
     const runs: string[] = [];
     const store = memoryStore();
-    const runId = await stalledRun(chargeAgent(undefined, runs), store);
+    const runId = await stalledRun(chargeAgent(undefined, runs), store, runs);
     const tightened = defineTool({
       name: 'charge',
       description: 'Charge the card',

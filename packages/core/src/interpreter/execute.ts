@@ -85,8 +85,10 @@ export async function execute(
   const turnSignal = run.options.signal;
   // In store mode the call is recorded started first (tools in doubt, DESIGN §21); a worker that
   // lost the run meanwhile does not start it. Reconciling runs no side effect: nothing to record.
-  if (!options.reconcile && !(await markStarted(run, call.id, tool.schemaHash))) return undefined;
-  if (turnSignal?.aborted) return undefined;
+  if (!options.reconcile) {
+    await markStarted(run, call.id, tool.schemaHash);
+    if (turnSignal?.aborted) return undefined;
+  }
   const timeout = tool.timeoutMs === undefined ? null : AbortSignal.timeout(tool.timeoutMs);
   const signals = [turnSignal, timeout].filter((signal): signal is AbortSignal => signal != null);
   const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);

@@ -29,3 +29,4 @@ export {
   withStoreClock,
 } from './run.js';
 export { type RunTurnRequest, runTurn, toMessages } from './run-turn.js';
+export { markClaimStarted } from './started.js';

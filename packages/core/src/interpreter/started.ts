@@ -4,13 +4,16 @@
  * Calls of one step that reach their code together share one write: each waits for the write of
  * its batch (collected until the next macrotask), then runs only if the worker still holds the run.
  * A worker that takes the run over finds started calls without results: those are in doubt.
+ *
+ * A claim that leads straight to running calls (a human approved them, or answered their tool's
+ * ask) carries their marker itself ({@link markClaimStarted}): no second head write before they run.
  */
 import type { Run } from './run.js';
 
 interface Batch {
   /** Call id → schema hash of its tool. */
   calls: Map<string, string>;
-  written: Promise<boolean>;
+  written: Promise<void>;
 }
 
 const batches = new WeakMap<Run, Batch>();
@@ -27,22 +30,51 @@ function withStarted(run: Run, calls: Map<string, string>): void {
   run.state = { ...run.state, context: { ...context, step: step ?? null } };
 }
 
+/** Whether every call of the batch is marked started already, with the same schema hash, as stored. */
+function alreadyMarked(run: Run, calls: Map<string, string>): boolean {
+  const step = run.state.context.step ?? [];
+  for (const [toolCallId, schemaHash] of calls) {
+    const call = step.find((item) => item.toolCallId === toolCallId);
+    if (!call?.started || call.schemaHash !== schemaHash) return false;
+  }
+  return true;
+}
+
 /**
- * Records the call started before its code runs, and resolves to whether the code may run (the
- * worker still holds the run). Outside sessions (no fence) and in sub-agents (recorded with their
- * parent's step) it resolves at once to true and writes nothing.
+ * Marks started the calls a claim leads straight to — approved calls and calls whose ask was
+ * answered, of function tools the agent has — so the claim's write records them (sessions call this
+ * before writing a claim). The window between that write and their code is the loop's own work.
  */
-export function markStarted(run: Run, toolCallId: string, schemaHash: string): Promise<boolean> {
+export function markClaimStarted(run: Run): void {
+  const calls = new Map<string, string>();
+  for (const call of run.state.context.step ?? []) {
+    if (call.status !== 'approved' && !(call.status === 'resuming' && call.askResponse !== undefined))
+      continue;
+    const tool = run.agent.toolIndex.get(call.toolName);
+    if (tool?.kind !== 'function' || tool.subagent || tool.builtin) continue;
+    calls.set(call.toolCallId, tool.schemaHash);
+  }
+  if (calls.size > 0 && !alreadyMarked(run, calls)) withStarted(run, calls);
+}
+
+/**
+ * Records the call started before its code runs; resolves once the write is done (a worker whose
+ * write was refused has lost the run: the turn's signal is aborted, and the caller starts nothing).
+ * Outside sessions (no fence) and in sub-agents (recorded with their parent's step) it writes nothing.
+ */
+export function markStarted(run: Run, toolCallId: string, schemaHash: string): Promise<void> {
   const fence = run.fence;
-  if (!fence || run.parent) return Promise.resolve(true);
+  if (!fence || run.parent) return Promise.resolve();
   let batch = batches.get(run);
   if (!batch) {
     const calls = new Map<string, string>();
     const written = nextMacrotask().then(async () => {
       batches.delete(run);
+      // Marked in the stored head already (by the claim, or by the write before an abort).
+      if (alreadyMarked(run, calls)) return;
       withStarted(run, calls);
+      // A refused write loses the hold, which aborts the turn's signal: the caller checks it.
       await fence.record(run);
-      return fence.holds();
     });
     batch = { calls, written };
     batches.set(run, batch);

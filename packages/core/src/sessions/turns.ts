@@ -8,6 +8,7 @@ import { ConflictError, StateError } from '../errors.js';
 import {
   beginTurn,
   driveToRest,
+  markClaimStarted,
   markInDoubt,
   newRunId,
   type Run,
@@ -101,6 +102,8 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     owner = newRunId(),
   ): Promise<Claim> {
     const ms = leaseMs;
+    // Tools in doubt (DESIGN §21): calls this claim leads straight to are recorded started by it.
+    markClaimStarted(run);
     const claimedAt = performance.now();
     const written = await writeRun(store, run, logs, { expectedVersion, lease: { owner, ms } });
     // The turn's questions are asked after this: on the store's clock, as they will be judged.
