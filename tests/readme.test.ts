@@ -87,6 +87,7 @@ describe('README examples', () => {
       'answer-links',
       'background-turns',
       'budgets',
+      'deploying-new-code',
       'event-log',
       'frontend-ag-ui',
       'frontend-ai-sdk',
@@ -185,6 +186,16 @@ describe('README examples', () => {
     const output = await runExample('sessions');
     expect(output).toMatch(/^approval \{\s+toolName: 'record_thaw'/);
     expect(output.trim().split('\n').at(-1)).toBe("[ 'completed', true ]");
+  });
+
+  it('deploying-new-code: a tightened tool gets tool_changed, a loosened one runs, a charge in doubt is reconciled', async () => {
+    const output = await runExample('deploying-new-code');
+    expect(output).toMatch(/type: 'tool_changed',[\s\S]*reason: 'schema_changed'/);
+    const lines = output.trim().split('\n');
+    expect(lines).toContain('tool_changed');
+    expect(lines).toContain('Noted: {"recorded":true,"cellLine":"K562","vials":1}');
+    expect(output).toMatch(/type: 'tool_in_doubt',[\s\S]*policy: 'reconcile'/);
+    expect(lines.at(-1)).toBe('Done: {"charged":5,"found":true,"key":"run_payment:call_0_0"} 1');
   });
 
   it('subagents: a child question pauses the parent and the answer is routed down', async () => {
