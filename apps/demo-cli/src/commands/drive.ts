@@ -96,7 +96,13 @@ async function collect(app: App, pending: PendingInteraction[]): Promise<Respons
 function stopped(app: App, runId: string, how: Stop): number {
   const { ui } = app;
   ui.print();
-  const left = { question: 'questionLeft', approval: 'approvalCancelled', input: 'formLeft' } as const;
+  const left = {
+    question: 'questionLeft',
+    approval: 'approvalCancelled',
+    input: 'formLeft',
+    // A call in doubt (DESIGN §21) is decided like an approval.
+    in_doubt: 'approvalCancelled',
+  } as const;
   const key = how.stopped === 'interrupt' ? 'interrupted' : left[how.kind];
   ui.print(ui.color.yellow(ui.t(key, { runId })));
   ui.print(ui.t('resumeHint', { runId }));
