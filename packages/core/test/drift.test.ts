@@ -11,7 +11,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { approve, reject, runTurn, type TurnResult } from '../src/index.js';
+import { z } from 'zod';
+import {
+  type AskResponse,
+  approve,
+  defineAgent,
+  defineTool,
+  provideInput,
+  reject,
+  runTurn,
+  type TurnResult,
+} from '../src/index.js';
+import { scriptedModel } from '../src/testing/index.js';
 import { type DriftVariant, driftAgent } from './fixtures/drift-agent.js';
 import { expectOneResultPerCall, toolResults } from './helpers.js';
 
@@ -120,4 +131,60 @@ describe('tool drift across processes', () => {
     },
     30_000,
   );
+});
+
+describe('tool drift of a call that asked (ctx.ask)', () => {
+  const asking = (options: { withResume: boolean; input: z.ZodType<{ cellLine: string }> }) =>
+    defineAgent({
+      name: 'asking',
+      instructions: 'You thaw vials.',
+      model: scriptedModel([
+        { toolCalls: [{ id: 'call_thaw', name: 'record_thaw', arguments: { cellLine: 'K562' } }] },
+        (request) => `done: ${request.messages.at(-1)?.content}`,
+      ]),
+      tools: [
+        defineTool({
+          name: 'record_thaw',
+          description: 'Record a thaw; asks which box',
+          input: options.input,
+          execute: (_input, ctx) =>
+            ctx.ask({ input: { message: 'Which box?', schema: z.object({ box: z.string() }) } }),
+          ...(options.withResume
+            ? {
+                resume: (input: { cellLine: string }, response: AskResponse) => ({
+                  ...input,
+                  response: response.kind,
+                }),
+              }
+            : {}),
+        }),
+      ],
+    });
+
+  it('gives tool_changed when the tool lost its resume, and runs resume when only the schema loosened', async () => {
+    const before = asking({ withResume: true, input: z.object({ cellLine: z.string() }) });
+    const paused = await runTurn(before, { input: 'thaw' });
+    expect(paused.pendingQuestion?.kind).toBe('input');
+    const value = { value: { box: 'B2' } };
+    const lost = await provideInput(
+      asking({ withResume: false, input: z.object({ cellLine: z.string() }) }),
+      paused.snapshot,
+      value,
+    );
+    expect(resultOfThaw(lost)).toMatchObject({ error_code: 'tool_changed' });
+    expect(changedEvents(lost)).toMatchObject([{ reason: 'removed' }]);
+    expectOneResultPerCall(lost);
+    const loosened = await provideInput(
+      asking({ withResume: true, input: z.object({ cellLine: z.string(), note: z.string().optional() }) }),
+      paused.snapshot,
+      value,
+    );
+    expect(resultOfThaw(loosened)).toEqual({ cellLine: 'K562', response: 'input' });
+    const tightened = await provideInput(
+      asking({ withResume: true, input: z.object({ cellLine: z.enum(['HeLa']) }) }),
+      paused.snapshot,
+      value,
+    );
+    expect(changedEvents(tightened)).toMatchObject([{ reason: 'schema_changed' }]);
+  });
 });
