@@ -242,7 +242,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         opts.owner,
         String(opts.ms),
         ttl,
-      )) as [...ScriptReply, string?];
+      )) as [number, string | number, string?];
       if (renewed === -1) throw leaseHeldError(runId);
       if (renewed !== 1) throw staleWriteError(runId, opts.version, version === '' ? null : Number(version));
       return { stop: stopMarkOf(stop) };
