@@ -102,6 +102,11 @@ export interface ModelRequest {
    * structured output may ignore it: TurnKit checks the answer and sends the issues back.
    */
   responseFormat?: ResponseFormat;
+  /**
+   * `compaction` when TurnKit asks the model to summarise the oldest messages of a long run
+   * (`defineAgent({ history })`, DESIGN §22) rather than to play a step; absent otherwise.
+   */
+  purpose?: 'compaction';
 }
 
 /** What a model adapter returns for one call. */
@@ -125,4 +130,16 @@ export interface ModelPrice {
 export interface ModelAdapter {
   name: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * Optional: how many tokens `request` (its messages and tools) takes in this model's context
+   * window. An agent with `history.maxTokens` uses it to decide when to compact; without it,
+   * TurnKit estimates one token per 4 characters of the messages' and tools' JSON.
+   */
+  countTokens?(request: TokenCountRequest): number | Promise<number>;
+}
+
+/** What {@link ModelAdapter.countTokens} measures: the messages (system first) and tools of a model call. */
+export interface TokenCountRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
 }

@@ -271,6 +271,21 @@ export type AgentEvent = EventBase &
     | { type: 'turn_max_steps'; maxSteps: number }
     /** A budget interaction was rejected: the turn ends without spending more. */
     | { type: 'turn_budget_exceeded'; spent: Spend; limit: BudgetLimits }
+    | {
+        /** The oldest messages were replaced by one summary before a model call (DESIGN §22). */
+        type: 'history_compacted';
+        /** Messages removed from the window (kept system messages are not counted). */
+        removed: number;
+        /** Messages of the window kept after the summary. */
+        kept: number;
+        /** Characters of the summary message (0 for `'drop'`). */
+        summaryChars: number;
+        /** The model request's tokens before and after (counted or estimated). */
+        tokensBefore: number;
+        tokensAfter: number;
+        /** `model` (the default summary), `drop`, or `custom` (the agent's `compact` function). */
+        strategy: 'model' | 'drop' | 'custom';
+      }
   );
 
 /** The audit decision on an interaction (DESIGN §12). */

@@ -70,6 +70,13 @@ export function spendModelCall(run: Run, response: ModelResponse | undefined, co
   addSpend(run, { steps: 1, inputTokens, outputTokens, tokens: inputTokens + outputTokens, costUsd });
 }
 
+/** Counts a history compaction's model call (DESIGN §22): its tokens and cost, not a step. */
+export function spendCompaction(run: Run, response: ModelResponse, costUsd: number): void {
+  const inputTokens = response.usage?.inputTokens ?? 0;
+  const outputTokens = response.usage?.outputTokens ?? 0;
+  addSpend(run, { inputTokens, outputTokens, tokens: inputTokens + outputTokens, costUsd });
+}
+
 /** Counts one tool call that starts running. */
 export function spendToolCall(run: Run): void {
   addSpend(run, { toolCalls: 1 });

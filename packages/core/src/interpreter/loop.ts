@@ -7,6 +7,7 @@ import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
 import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
+import { compactHistory } from './compaction.js';
 import { emit, emitResolved } from './events.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
@@ -112,11 +113,20 @@ async function callModel(run: Run): Promise<void> {
   const context = run.state.context;
   const instructions = await instructionsFor(run);
   if (typeof instructions !== 'string') return send(run, { type: 'MODEL_FAILED', error: instructions });
+  // Long runs (DESIGN §22): the oldest messages may be compacted before the request is sent.
+  let request = modelRequest(run, instructions);
+  const compaction = await compactHistory(run, request);
+  if (compaction === 'aborted') return send(run, { type: 'ABORT' });
+  if (typeof compaction === 'object') {
+    if (compaction.cause !== undefined) report(run, compaction.cause);
+    return send(run, { type: 'MODEL_FAILED', error: compaction.error });
+  }
+  if (compaction === 'compacted') request = modelRequest(run, instructions);
   emit(run, { type: 'model_started', step: context.modelCalls + 1 });
   const endSpan = modelSpan(run, context.modelCalls + 1);
   let response: Awaited<ReturnType<typeof agent.model.generate>>;
   try {
-    response = await agent.model.generate(modelRequest(run, instructions));
+    response = await agent.model.generate(request);
   } catch (error) {
     run.usage.modelCalls++;
     spendModelCall(run, undefined, 0);

@@ -1,7 +1,9 @@
 /**
  * `scriptedModel`: a deterministic, offline model for tests and demos. It is stateless: the step it
  * plays is the number of assistant messages already in the request, so a run paused in one process
- * and resumed in another goes on with the right step.
+ * and resumed in another goes on with the right step. After a history compaction (DESIGN §22) the
+ * request holds only the window's assistant messages: script long runs with function steps of the
+ * request. A compaction request is answered by the `compaction` option, outside the script.
  */
 import { ModelError } from '../errors.js';
 import type { AssistantMessage, ModelAdapter, ModelRequest, ModelUsage, ToolCall } from '../types.js';
@@ -28,6 +30,12 @@ export interface ScriptedModelOptions {
   name?: string;
   /** Waits this long before answering (honouring the abort signal), to test aborts and spinners. */
   delayMs?: number;
+  /**
+   * What the model answers when asked to compact a long run's history (`request.purpose ===
+   * 'compaction'`, DESIGN §22), outside the script: a step (its text is the summary; a function
+   * gets the request). Default: `'A summary of the earlier conversation.'`
+   */
+  compaction?: ScriptedStep;
 }
 
 function abortError(): Error {
@@ -64,10 +72,11 @@ export function scriptedModel(steps: ScriptedStep[], options: ScriptedModelOptio
   return {
     name: options.name ?? 'scripted',
     async generate(request) {
+      const compacting = request.purpose === 'compaction';
       const index = request.messages.filter((message) => message.role === 'assistant').length;
       if (options.delayMs) await wait(options.delayMs, request.signal);
       if (request.signal?.aborted) throw abortError();
-      let step = steps[index];
+      let step = compacting ? (options.compaction ?? 'A summary of the earlier conversation.') : steps[index];
       if (step === undefined) {
         throw new ModelError(
           `The scripted model has no step ${index + 1} (the script has ${steps.length}). Add a step for this point of the conversation.`,

@@ -9,6 +9,7 @@ import { answerSubagentTool } from './agent-tool.js';
 import { checkBudget, checkPricing } from './budget-config.js';
 import { toJsonSchema } from './define-tool.js';
 import type { Agent, AgentConfig, Tool } from './definitions.js';
+import { checkHistory } from './history-config.js';
 import { checkModelSettings } from './model-settings.js';
 
 /** A question tool's spec with `to`, for a sub-agent whose parent lets it choose who answers. */
@@ -92,6 +93,7 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   if (config.modelSettings !== undefined) checkModelSettings(`Agent ${config.name}`, config.modelSettings);
   if (config.budget !== undefined) checkBudget(`Agent ${config.name}`, config.budget);
   if (config.pricing !== undefined) checkPricing(`Agent ${config.name}`, config.pricing);
+  if (config.history !== undefined) checkHistory(`Agent ${config.name}`, config.history);
   const responseFormat = responseFormatOf(config);
   const tools = [...(config.tools ?? [])];
   // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this

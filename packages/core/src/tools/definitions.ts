@@ -19,6 +19,7 @@ import type {
   Telemetry,
   ToolSpec,
 } from '../types.js';
+import type { HistoryOptions } from './history-config.js';
 
 /** What a tool's `execute` (and `needsApproval`) receives besides its input. */
 export interface ToolContext<Context = unknown> {
@@ -363,6 +364,12 @@ export interface AgentConfig<TOutput = string> {
    * reports (`ModelResponse.costUsd`) counts, else nothing.
    */
   pricing?: Record<string, ModelPrice>;
+  /**
+   * Long runs (DESIGN §22): before a model call whose request would pass `history.maxTokens`, the
+   * oldest messages are replaced by one summary (event `history_compacted`); the snapshot and the
+   * model then hold the summary and the recent messages. See {@link HistoryOptions}.
+   */
+  history?: HistoryOptions;
 }
 
 /** An agent made by {@link defineAgent}; `TOutput` is the type of its completed `TurnResult.output`. */

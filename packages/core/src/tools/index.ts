@@ -10,6 +10,13 @@ export { BUDGET_KEYS, budgetProblems, checkBudget, checkPricing, mergeBudgets } 
 export { defineAgent } from './define-agent.js';
 export { defineTool, hashSchema } from './define-tool.js';
 export type * from './definitions.js';
+export {
+  type CompactContext,
+  type CompactFunction,
+  checkHistory,
+  DEFAULT_KEEP_RECENT,
+  type HistoryOptions,
+} from './history-config.js';
 export { checkModelSettings, mergeModelSettings } from './model-settings.js';
 export { assigneesProblem, checkApprovalPolicy, quorumProblem } from './policy.js';
 export { askUserQuestion } from './question-tool.js';
