@@ -95,6 +95,7 @@ describe('README examples', () => {
       'getting-started',
       'http-handler',
       'inbox',
+      'long-runs',
       'mcp-server',
       'mcp-tools',
       'postgres-handler',
@@ -180,6 +181,13 @@ describe('README examples', () => {
   it('answer-links: a one-click link answers once; using it again is LINK_INVALID', async () => {
     const lines = (await runExample('answer-links')).trim().split('\n');
     expect(lines).toEqual(['completed', 'LINK_INVALID false']);
+  });
+
+  it('long-runs: the oldest messages are compacted into one summary; the window stays small', async () => {
+    const lines = (await runExample('long-runs')).trim().split('\n');
+    expect(lines[0]).toMatch(/^compacted \d+ messages, kept 2, \d+ → \d+ tokens$/);
+    expect(lines.at(-2)).toMatch(/^\d+ Summary of the earlier conversation:$/);
+    expect(lines.at(-1)).toBe('Boxes so far: box A1, box A2, box A3, box A4.');
   });
 
   it('sessions: pauses for approval and lets exactly one of two concurrent decisions win', async () => {
