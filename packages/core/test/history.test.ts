@@ -253,6 +253,57 @@ describe('history: compaction in a run', () => {
     expect(result.messages[0]).toEqual({ role: 'user', content: 'notes:6' });
   });
 
+  it('a compact function returning a tool message, or nothing, is COMPACTION_ERROR saying what it returned', async () => {
+    for (const value of [{ role: 'tool', tool_call_id: 'x', content: 's' }, undefined, 42]) {
+      const agent = historyAgent(noteTaker([]), {
+        maxTokens: 600,
+        keepRecent: 2,
+        compact: () => value as unknown as string,
+      });
+      const result = await runTurn(agent, { input: 'notes:6' });
+      expect(result.status).toBe('failed');
+      expect(result.error?.code).toBe('COMPACTION_ERROR');
+      expect(result.error?.message).toMatch(/neither a string nor/);
+      expectPaired(result.messages);
+    }
+  });
+
+  it('a countTokens that throws fails the turn with MODEL_ERROR before the model is called', async () => {
+    const seen: ModelRequest[] = [];
+    const inner = recording(['hi'], seen);
+    const errors: unknown[] = [];
+    const model: ModelAdapter = {
+      ...inner,
+      countTokens: () => {
+        throw new Error('tokenizer missing');
+      },
+    };
+    const agent = historyAgent(model, { maxTokens: 600 });
+    const result = await runTurn(agent, { input: 'hello' }, { onError: (error) => errors.push(error) });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('MODEL_ERROR');
+    expect(result.error?.message).toMatch(/countTokens/);
+    expect(errors).toHaveLength(1);
+    expect(seen).toEqual([]);
+  });
+
+  it('an abort during the compaction ends the turn aborted, the history untouched', async () => {
+    const controller = new AbortController();
+    const agent = historyAgent(noteTaker([]), {
+      maxTokens: 600,
+      keepRecent: 2,
+      compact: (messages) => {
+        controller.abort();
+        return `summary of ${messages.length}`;
+      },
+    });
+    const result = await runTurn(agent, { input: 'notes:6' }, { signal: controller.signal });
+    expect(result.status).toBe('aborted');
+    expect(compactedEvents(result.events)).toEqual([]);
+    expect(result.messages[0]).toEqual({ role: 'user', content: 'notes:6' });
+    expectPaired(result.messages);
+  });
+
   it('fails with HISTORY_TOO_LONG when even the kept messages pass maxTokens, without calling the model', async () => {
     const seen: ModelRequest[] = [];
     const agent = historyAgent(recording(['hi'], seen), { maxTokens: 20 });
