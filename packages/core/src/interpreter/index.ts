@@ -6,6 +6,7 @@ export { COMPACTION_INSTRUCTION, compactionCut, estimateTokens, SUMMARY_PREFIX }
 export { beginTurn } from './events.js';
 export { markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
+export { completedOutput } from './output.js';
 export {
   applyResolutions,
   checkResponses,

@@ -18,6 +18,7 @@
  */
 import { SnapshotError, StateError } from '../errors.js';
 import {
+  completedOutput,
   decodedOf,
   loadRun,
   type Run,
@@ -27,7 +28,6 @@ import {
   toPending,
   withStoreClock,
 } from '../interpreter/index.js';
-import { completedOutput } from '../interpreter/output.js';
 import { type LoopContext, type LoopStateName, pendingInteractions } from '../machine/index.js';
 import {
   type DecodedSnapshot,
