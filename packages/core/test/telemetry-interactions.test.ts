@@ -223,4 +223,133 @@ describe('the human in a trace', () => {
       interaction: { decision: 'answered', waitMs: 30_000, link: first.spans[0]!.context },
     });
   });
+
+  it('sessions with defer: the worker that plays the turn (a fresh sessions object) reports the human once', async () => {
+    const store = memoryStore();
+    const first = recorder();
+    const steps = [{ toolCalls: [ask([cellLineQuestion])] }, 'ok'];
+    const started = await createSessions({
+      agent: makeAgent(steps, { telemetry: first.telemetry }),
+      store,
+    }).start('go', { now: t0 });
+    const front = recorder(100);
+    const frontSessions = createSessions({
+      agent: makeAgent(['', 'ok'], { telemetry: front.telemetry }),
+      store,
+    });
+    const deferred = await frontSessions.answer(
+      started.runId,
+      { answers: { 'Cell line': { selected: [], other: 'secret clone 7' } } },
+      { now: at(45), defer: true },
+    );
+    expect(deferred.status).toBe('running');
+    expect(front.spans).toEqual([]);
+    const worker = recorder(200);
+    const workerSessions = createSessions({
+      agent: makeAgent(['', 'ok'], { telemetry: worker.telemetry }),
+      store,
+    });
+    const done = await workerSessions.play(deferred.claim!);
+    expect(done.status).toBe('completed');
+    expect(humanSpans(worker.spans)).toHaveLength(1);
+    expect(humanSpans(worker.spans)[0]).toMatchObject({
+      parent: 'invoke_agent inventory',
+      ended: true,
+      interaction: {
+        runId: started.runId,
+        agent: 'inventory',
+        interactionId: started.pendingQuestion!.id,
+        kind: 'question',
+        toolName: 'AskUserQuestion',
+        toolCallId: started.pendingQuestion!.toolCallId,
+        decision: 'answered',
+        waitMs: 45_000,
+        link: first.spans[0]!.context,
+      },
+    });
+    expect(worker.spans[0]!.link).toEqual(first.spans[0]!.context);
+    expect(JSON.stringify(worker.spans)).not.toContain('secret clone');
+    // The next turn of the same run does not report the answer again.
+    await workerSessions.send(started.runId, 'more', { now: at(60) });
+    expect(humanSpans(worker.spans)).toHaveLength(1);
+  });
+
+  it('sessions with defer: the same process that responded and plays reports the human once', async () => {
+    const store = memoryStore();
+    const { spans, telemetry } = recorder();
+    const sessions = createSessions({
+      agent: makeAgent([{ toolCalls: [thaw] }, 'ok'], { telemetry }),
+      store,
+    });
+    const started = await sessions.start('go', { now: t0 });
+    const deferred = await sessions.approve(started.runId, {}, { now: at(7), defer: true });
+    await sessions.play(deferred.claim!);
+    expect(humanSpans(spans).map((span) => span.interaction)).toEqual([
+      expect.objectContaining({
+        kind: 'approval',
+        toolName: 'record_thaw',
+        decision: 'approved',
+        waitMs: 7000,
+      }),
+    ]);
+  });
+
+  it("sessions with defer: a sub-agent's question answered by the person is reported with the sub-agent's name", async () => {
+    const store = memoryStore();
+    const child = childAgent('researcher', [{ toolCalls: [ask([colorQuestion])] }, 'painted']);
+    const { spans, telemetry } = recorder();
+    const lead = parentAgent(child, [{ toolCalls: [delegate('x')] }, 'ok']);
+    const sessions = createSessions({ agent: lead, store });
+    const started = await sessions.start('go', { now: t0, telemetry });
+    expect(started.status).toBe('needs_input');
+    const deferred = await sessions.answer(
+      started.runId,
+      { answers: 'Blue' },
+      { now: at(4), defer: true, telemetry },
+    );
+    const worker = recorder(300);
+    const done = await createSessions({ agent: lead, store }).play(deferred.claim!, {
+      telemetry: worker.telemetry,
+    });
+    expect(done.status).toBe('completed');
+    expect(humanSpans(worker.spans).map((span) => span.interaction)).toEqual([
+      expect.objectContaining({ agent: 'researcher', kind: 'question', decision: 'answered', waitMs: 4000 }),
+    ]);
+    expect(humanSpans(spans)).toEqual([]);
+  });
+
+  it("a resumed turn's snapshot keeps the span on its record, and a malformed one is SNAPSHOT_INVALID", async () => {
+    const { result, fresh } = await paused([{ toolCalls: [thaw] }, { toolCalls: [ask([cellLineQuestion])] }]);
+    const next = await approve(fresh, result.snapshot, {}, { now: at(2) });
+    expect(next.status).toBe('needs_input');
+    const envelope = JSON.parse(next.snapshot);
+    expect(envelope.state.context.resolved[0].span).toEqual({
+      turn: 2,
+      askedAt: t0.toISOString(),
+      toolName: 'record_thaw',
+    });
+    envelope.state.context.resolved[0].span.turn = 'two';
+    const error = (() => {
+      try {
+        parseSnapshot(JSON.stringify(envelope));
+      } catch (caught) {
+        return caught as { code?: string; message: string };
+      }
+    })();
+    expect(error?.code).toBe('SNAPSHOT_INVALID');
+    expect(error?.message).toContain('span.turn');
+  });
+
+  it('without telemetry the resolved record keeps nothing for a span', async () => {
+    const store = memoryStore();
+    const sessions = createSessions({
+      agent: makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'ok']),
+      store,
+    });
+    const started = await sessions.start('go', { now: t0 });
+    const done = await sessions.answer(started.runId, { answers: 'K562-dTAG' }, { now: at(1) });
+    const [record] = parseSnapshot(done.snapshot).state.context.resolved;
+    expect(record).toBeDefined();
+    expect(Object.keys(record!)).not.toContain('span');
+  });
 });

@@ -18,7 +18,7 @@ import { emit, emitResolved } from './events.js';
 import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
 import { now, type Run, send, stateOf } from './run.js';
-import { isTraced, traceResolved } from './telemetry.js';
+import { isTraced, keepSpan, traceResolved } from './telemetry.js';
 
 export type { Responder, ResponseInput } from './decide.js';
 
@@ -195,6 +195,12 @@ export function applyResolutions(run: Run, prepared: PreparedResolution[]): void
   const asked = isTraced(run)
     ? new Map(pendingInteractions(run.state.context).map((item) => [item.id, item]))
     : undefined;
+  if (asked) {
+    for (const { records, child, approval } of resolutions) {
+      const interaction = child || approval ? undefined : asked.get(records[0]!.id);
+      if (interaction) keepSpan(run, interaction, records[0]!);
+    }
+  }
   send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
   for (const { records, result, child, approval, toolCallId } of resolutions) {
     if (child) continue;

@@ -5,7 +5,12 @@
  * no `telemetry` on the agent or the call every hook is a cheap no-op. Every span started here is
  * ended here, also when a turn pauses, fails or is aborted.
  */
-import { pendingInteractions, type ResolvedRecord, type StoredInteraction } from '../machine/index.js';
+import {
+  pendingInteractions,
+  type ResolvedRecord,
+  type ResolvedSpan,
+  type StoredInteraction,
+} from '../machine/index.js';
 import type { InteractionSpanInfo, SpanOutcome, TelemetrySpan } from '../types.js';
 import { limitsOf, spentOf } from './budget.js';
 import { statusOf } from './result.js';
@@ -30,13 +35,30 @@ export function openRunSpan(run: Run): void {
     trigger: run.trigger ?? 'continue',
     ...(run.trace ? { link: run.trace } : {}),
   });
+  for (const record of keptForTurn(run)) traceInteraction(run.span, infoOf(run, record, record.span!));
   const resolved = waiting.get(run);
   if (!resolved) return;
   waiting.delete(run);
   for (const info of resolved) traceInteraction(run.span, info);
 }
 
-/** Interactions resolved before their run's turn span opened (a resume), for that span to show. */
+/**
+ * The records resolved for this turn that keep their span (the response that began it): read from
+ * the context, so whichever process plays the turn — a background worker's — reports them, once.
+ */
+function keptForTurn(run: Run): ResolvedRecord[] {
+  const resolved = run.state.context.resolved;
+  let start = resolved.length;
+  // Records are appended in turn order: stop at the first one kept for an earlier turn.
+  while (start > 0) {
+    const span = resolved[start - 1]!.span;
+    if (span && span.turn < run.turn) break;
+    start--;
+  }
+  return resolved.slice(start).filter((record) => record.span?.turn === run.turn);
+}
+
+/** Superseded interactions (not in the resolved records) resolved before the turn span opened. */
 const waiting = new WeakMap<Run, InteractionSpanInfo[]>();
 
 function traceInteraction(span: TelemetrySpan | undefined, info: InteractionSpanInfo): void {
@@ -56,35 +78,69 @@ export function isTraced(run: Run): boolean {
 }
 
 /**
+ * Keeps on a record, before the machine takes it, what its human's span needs when the span must
+ * wait for the turn that goes on from it (a resume: the turn's span is not open yet). That turn
+ * reports it from the snapshot in `openRunSpan`, in whichever process plays it. With no telemetry,
+ * or inside an open turn (a parent model's `answer_subagent`), the record keeps nothing.
+ */
+export function keepSpan(
+  run: Run,
+  interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
+  record: ResolvedRecord,
+): void {
+  if (!isTraced(run) || topOf(run).span) return;
+  record.span = spanOf(run, interaction);
+}
+
+/** What the human's span of an interaction of `run` needs beside its record. */
+function spanOf(run: Run, interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>): ResolvedSpan {
+  const top = topOf(run);
+  return {
+    turn: top.turn,
+    askedAt: interaction.createdAt,
+    toolName: interaction.toolName,
+    ...(run.agent.name !== top.agent.name ? { agent: run.agent.name } : {}),
+  };
+}
+
+/** The human's span info of a resolved record, in its top run. */
+function infoOf(top: Run, record: ResolvedRecord, span: ResolvedSpan): InteractionSpanInfo {
+  const waitMs = Date.parse(record.at) - Date.parse(span.askedAt);
+  return {
+    runId: top.runId,
+    agent: span.agent ?? top.agent.name,
+    interactionId: record.id,
+    kind: record.kind,
+    toolName: span.toolName,
+    toolCallId: record.toolCallId,
+    decision: record.resolution === 'defaulted' ? 'timed_out' : record.resolution,
+    ...(Number.isFinite(waitMs) ? { waitMs: Math.max(0, waitMs) } : {}),
+    ...(top.trace ? { link: top.trace } : {}),
+  };
+}
+
+/**
  * Reports a resolved interaction as the human's span: under the turn that goes on from it, with a
- * link to the turn that paused on it (the snapshot's `trace`). A resume resolves before its turn
- * span opens, so the span waits for `openRunSpan`; a parent model's `answer_subagent` resolves
- * inside an open turn, which then takes it at once. With no telemetry this does nothing.
+ * link to the turn that paused on it (the snapshot's `trace`). A parent model's `answer_subagent`
+ * resolves inside an open turn, which takes it at once (no link); a resume resolves before its
+ * turn span opens: its record keeps the span (`keepSpan`) for `openRunSpan`, and a superseded
+ * interaction, which leaves no record, waits in memory. With no telemetry this does nothing.
  */
 export function traceResolved(
   run: Run,
   interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
   record: ResolvedRecord,
 ): void {
-  if (!isTraced(run)) return;
+  if (!isTraced(run) || record.span) return;
   const top = topOf(run);
-  const waitMs = Date.parse(record.at) - Date.parse(interaction.createdAt);
-  const info: InteractionSpanInfo = {
-    runId: top.runId,
-    agent: run.agent.name,
-    interactionId: record.id,
-    kind: record.kind,
-    toolName: interaction.toolName,
-    toolCallId: record.toolCallId,
-    decision: record.resolution === 'defaulted' ? 'timed_out' : record.resolution,
-    ...(Number.isFinite(waitMs) ? { waitMs: Math.max(0, waitMs) } : {}),
-  };
+  const span = spanOf(run, interaction);
   if (top.span) {
+    const { link: _paused, ...info } = infoOf(top, record, span);
     traceInteraction(top.span, info);
     return;
   }
-  if (top.trace) info.link = top.trace;
   const queued = waiting.get(top);
+  const info = infoOf(top, record, span);
   if (queued) queued.push(info);
   else waiting.set(top, [info]);
 }

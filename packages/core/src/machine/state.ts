@@ -125,6 +125,24 @@ export interface ResolvedRecord {
   approvals?: ApprovalRecord[];
   /** Budget interactions approved with an extension: what was added to the limits. */
   extend?: BudgetLimits;
+  /**
+   * What the human's span needs (DESIGN §15), kept only when the run is traced and the resolution
+   * comes before the span of the turn that goes on from it (a resume): whichever process plays that
+   * turn — a background worker's included — reports the span from here.
+   */
+  span?: ResolvedSpan;
+}
+
+/** A resolved interaction's span, reported by the turn `turn` of the top run when its span opens. */
+export interface ResolvedSpan {
+  /** The top run's turn that goes on from the resolution. */
+  turn: number;
+  /** The interaction's `createdAt`, for the wait. */
+  askedAt: string;
+  /** The tool that asked, or whose call waited for approval. */
+  toolName: string;
+  /** The agent whose call asked, when it is not the top run's (a sub-agent's bubbled interaction). */
+  agent?: string;
 }
 
 /** Everything the loop knows; the bulk of a snapshot. */

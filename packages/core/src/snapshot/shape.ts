@@ -162,7 +162,13 @@ const loopContext = object({
   // Checked element by element in checkMessages: the transcript is most of a snapshot.
   messages: (value, path) => (Array.isArray(value) ? null : fail(path, 'an array', value)),
   step: nullable(arrayOf(stepCall)),
-  resolved: arrayOf(object({ id: string, toolCallId: string })),
+  resolved: arrayOf(
+    object({
+      id: string,
+      toolCallId: string,
+      span: optional(object({ turn: count(0), askedAt: string, toolName: string, agent: optional(string) })),
+    }),
+  ),
   interactionCount: count(0),
   modelCalls: count(0),
   maxSteps: count(1),
