@@ -16,6 +16,7 @@ export type TurnkitErrorCode =
   | 'WRONG_KIND'
   | 'RUN_NOT_FOUND'
   | 'NOT_ASSIGNEE'
+  | 'POINT_NOT_FOUND'
   | 'CONTEXT_UNSERIALIZABLE'
   | 'ANSWER_INVALID'
   | 'CONFLICT'
@@ -69,7 +70,8 @@ export class StateError extends TurnkitError {
       | 'RUN_NOT_FOUND'
       | 'NOT_ASSIGNEE'
       // An answer link that cannot be used (DESIGN §20).
-      | 'LINK_INVALID',
+      | 'LINK_INVALID'
+      | 'POINT_NOT_FOUND',
     message: string,
   ) {
     super(code, message);

@@ -46,9 +46,13 @@ export {
 export type { ToolErrorCode } from './results.js';
 export { toolErrorResult } from './results.js';
 export type {
+  ForkAt,
+  ForkRequest,
+  HistoryPoint,
   InboxFilter,
   InboxItem,
   InboxPage,
+  KeepHistory,
   MemoryStoreOptions,
   OnInteraction,
   PartsWrite,
@@ -57,6 +61,7 @@ export type {
   PendingItem,
   PendingPage,
   PlayOptions,
+  PointReason,
   PutOptions,
   RenewOptions,
   RenewResult,
@@ -74,6 +79,7 @@ export type {
   StoredHead,
   StoredLease,
   StoredParts,
+  StoredPoint,
   StoredSnapshot,
   SweepOptions,
   SweepResult,
@@ -88,6 +94,7 @@ export {
   memoryStore,
   notInPartsError,
   pendingKey,
+  pointsToKeep,
   staleWriteError,
   stopMarkOf,
   TAKEOVER_SEQ_GAP,

@@ -66,6 +66,7 @@ const ADDED = [
   'matchesPending',
   'notInPartsError',
   'pendingKey',
+  'pointsToKeep',
   'provideInput',
   'shellAskTool',
   'shellWords',

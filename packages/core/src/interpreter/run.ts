@@ -51,6 +51,8 @@ export interface Run {
   notified?: string[];
   /** Sessions: ids of answer links already used on this run (DESIGN §20). */
   usedLinks?: string[];
+  /** For a fork (DESIGN §21): the run and stored version it was started from. */
+  forkedFrom?: { runId: string; version: number };
   /** Set by sessions while they hold the run: no model or tool call starts once it stops holding. */
   fence?: Fence;
   /** A sub-agent under the `choose` policy: its model is offered the question tools with `to`. */
@@ -226,6 +228,7 @@ export function loadRun(
     ...(decoded.trace !== undefined ? { trace: decoded.trace } : {}),
     ...(decoded.notified !== undefined ? { notified: decoded.notified } : {}),
     ...(decoded.usedLinks !== undefined ? { usedLinks: decoded.usedLinks } : {}),
+    ...(decoded.forkedFrom !== undefined ? { forkedFrom: decoded.forkedFrom } : {}),
     ...(transcript ? { transcript } : {}),
     options,
     events: [],
@@ -268,6 +271,7 @@ export function decodedOf(run: Run): DecodedSnapshot {
     ...(run.trace !== undefined ? { trace: run.trace } : {}),
     ...(run.notified !== undefined ? { notified: run.notified } : {}),
     ...(run.usedLinks !== undefined ? { usedLinks: run.usedLinks } : {}),
+    ...(run.forkedFrom !== undefined ? { forkedFrom: run.forkedFrom } : {}),
     state: { value: stateOf(run), context: run.state.context },
     context: serializeContext(run.context, run.agent.serializer),
   };

@@ -25,7 +25,50 @@ export type SessionResult<TOutput = string> = TurnResult<TOutput> & {
    * {@link Sessions.play} (through a queue). Absent when nothing was claimed (a repeated answer).
    */
   claim?: TurnClaim;
+  /** For a run started by {@link Sessions.fork}: the run and stored version it was forked from. */
+  forkedFrom?: { runId: string; version: number };
 };
+
+/**
+ * Why a version of a run was written (DESIGN §21): `start` (the first claim), `paused` (waiting
+ * for an answer), `answered` (the claim that applied an answer), `resumed` (a claim after a rest:
+ * a message, a retry, a takeover), `step` (a step's results recorded mid-turn), or the run at rest:
+ * `completed`, `failed`, `aborted`, `max_steps`.
+ */
+export type PointReason =
+  | 'start'
+  | 'paused'
+  | 'answered'
+  | 'resumed'
+  | 'step'
+  | 'completed'
+  | 'failed'
+  | 'aborted'
+  | 'max_steps';
+
+/** One kept point of a run, from {@link Sessions.history}. */
+export interface HistoryPoint {
+  /** The stored version: pass it to {@link Sessions.fork} as `at`. */
+  version: number;
+  /** When the store wrote it (ISO 8601, the store's clock). */
+  at: string;
+  reason: PointReason;
+  /** At a pause: the (first) interaction then waiting for an answer. */
+  interactionId?: string;
+}
+
+/**
+ * Where {@link Sessions.fork} starts: a kept version, or `{ interactionId }` — the last point where
+ * that interaction waited for its answer, so it can be answered differently.
+ */
+export type ForkAt = number | { interactionId: string };
+
+/** What {@link Sessions.fork} takes. */
+export interface ForkRequest {
+  at: ForkAt;
+  /** The new run's id (default: a fresh one). */
+  runId?: string;
+}
 
 /** A turn claimed and not yet played (background turns, DESIGN §17). */
 export interface TurnClaim {
@@ -175,6 +218,22 @@ export interface Sessions<TOutput = string> {
     response?: unknown,
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
+  /**
+   * The run's kept points, oldest first (DESIGN §21): each version the store kept, when, why it was
+   * written, and at a pause the interaction waiting. Needs a store that keeps points (all four do;
+   * `keepHistory` says how many), else `CONFIG_INVALID`.
+   */
+  history(runId: string, options?: TurnOptions): Promise<HistoryPoint[]>;
+  /**
+   * Starts a new run from a kept point of `runId` and returns it as `start` does (DESIGN §21): a new
+   * `runId`, `forkedFrom: { runId, version }` recorded (on this result and on `get`), new idempotency
+   * keys, the source's principal (`options.principal` must be allowed on the source). `at: { interactionId }`
+   * is the state just before that interaction was answered: answer it again, differently. A point
+   * mid-turn is played on at once. The source run is unchanged. Tools that ran after the point are
+   * not undone: a fork replays nothing, but its own turns may call them again, under new keys.
+   * An unknown version or interaction throws `POINT_NOT_FOUND`.
+   */
+  fork(runId: string, request: ForkRequest, options?: SessionOptions): Promise<SessionResult<TOutput>>;
 }
 
 /** What {@link Sessions.stop} takes. */

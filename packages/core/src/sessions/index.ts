@@ -1,7 +1,11 @@
 /** Sessions: runs kept in a store between requests, claimed before each turn; the store contract. */
 
 export type {
+  ForkAt,
+  ForkRequest,
+  HistoryPoint,
   PlayOptions,
+  PointReason,
   RunHead,
   SessionOptions,
   SessionResult,
@@ -22,6 +26,7 @@ export type { OnInteraction } from './notify.js';
 export { createSessions, TAKEOVER_SEQ_GAP } from './sessions.js';
 export {
   checkLeaseMs,
+  type KeepHistory,
   leaseHeldError,
   matchesPending,
   notInPartsError,
@@ -32,6 +37,7 @@ export {
   type PendingPage,
   type PutOptions,
   pendingKey,
+  pointsToKeep,
   type RenewOptions,
   type RenewResult,
   type SnapshotStore,
@@ -39,6 +45,7 @@ export {
   type StoredHead,
   type StoredLease,
   type StoredParts,
+  type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,

@@ -6,12 +6,14 @@
 import { assembleSnapshot, joinLog, type SnapshotParts } from '../snapshot/index.js';
 import {
   checkLeaseMs,
+  type KeepHistory,
   leaseHeldError,
   matchesPending,
   notInPartsError,
   type PendingItem,
   type PutOptions,
   pendingKey,
+  pointsToKeep,
   type SnapshotStore,
   staleWriteError,
   stopMarkOf,
@@ -21,7 +23,12 @@ import {
 export interface MemoryStoreOptions {
   /** The store's clock in epoch ms (default `Date.now`): it alone judges leases, and question expiry unless a call passes `now`. */
   now?: () => number;
+  /** How many points of each run to keep for `sessions.history` and `sessions.fork` (default: all). */
+  keepHistory?: KeepHistory;
 }
+
+/** A kept point: its version, when (epoch ms), its head and both logs' lengths at that version. */
+type Point = { version: number; at: number; head: string; messages: number; resolved: number };
 
 /** A run: a whole snapshot (layout 1, written by `put`) or parts (layout 2, by `putParts`). */
 type Row = {
@@ -29,6 +36,8 @@ type Row = {
   expiresAt: number | null;
   /** `stop`: the reason of a stop request on this lease ('' for none), see `requestStop`. */
   lease: { owner: string; until: number; stop?: string } | null;
+  /** History (layout 2 only), oldest first. */
+  points?: Point[];
 } & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
 
 /**
@@ -40,6 +49,7 @@ type Row = {
  */
 export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
   const clock = options.now ?? Date.now;
+  const keep = pointsToKeep(options.keepHistory, 'memoryStore');
   const rows = new Map<string, Row>();
   // The inbox index: entries by key, their keys sorted (askedAt, run id, id), and each run's keys.
   const pending = new Map<string, PendingItem>();
@@ -132,9 +142,31 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
         messages: append ? joinLog(row.parts!.messages, write.messages) : write.messages,
         resolved: append ? joinLog(row.parts!.resolved, write.resolved) : write.resolved,
       };
-      rows.set(runId, { ...kept, parts });
+      const point = {
+        version: kept.version,
+        at: clock(),
+        head: parts.head,
+        messages: parts.messages.length,
+        resolved: parts.resolved.length,
+      };
+      const points = keep === 0 ? [] : [...(append ? (row.points ?? []) : []), point].slice(-keep);
+      rows.set(runId, { ...kept, parts, points });
       index(runId, opts.pending);
       return { version: kept.version, now: clock() };
+    },
+    async listPoints(runId) {
+      const points = rows.get(runId)?.points ?? [];
+      return points.map(({ version, at, head }) => ({ version, at: new Date(at).toISOString(), head }));
+    },
+    async getAt(runId, version) {
+      const row = rows.get(runId);
+      const point = row?.points?.find((kept) => kept.version === version);
+      if (!row?.parts || !point) return null;
+      return {
+        head: point.head,
+        messages: row.parts.messages.slice(0, point.messages),
+        resolved: row.parts.resolved.slice(0, point.resolved),
+      };
     },
     async renew(runId, opts) {
       checkLeaseMs(opts.ms, 'memoryStore.renew');

@@ -27,6 +27,7 @@ import { pendingInteractions } from '../machine/index.js';
 import { assertSerializable } from '../snapshot/index.js';
 import type { TurnOptions } from '../types.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
+import { forkRun, historyOf } from './history.js';
 import { readInbox } from './inbox.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce } from './notify.js';
@@ -282,6 +283,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       );
       return settle(result, linkOptions);
     },
+    history: (runId, options) => historyOf(store, turns, runId, options),
+    fork: (runId, request, options) => forkRun(agent, store, turns, runId, request, options),
   };
   // Every result's `output` was parsed with `agent.output`, whose type is TOutput.
   return sessions as Sessions<TOutput>;

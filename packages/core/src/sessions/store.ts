@@ -219,6 +219,48 @@ export interface SnapshotStore {
    * `get` does; none as null.
    */
   getHead?(runId: string): Promise<StoredHead | StoredSnapshot | null>;
+  /**
+   * History (DESIGN §21), optional, with {@link SnapshotStore.getAt}: the points kept of a run,
+   * oldest first (`[]` for an unknown run). Every `putParts` write is a point, recorded in the same
+   * atomic step as the write, as its head and the lengths of both logs at that version (logs only
+   * grow, so that locates the version in them). A `rewrite` or a `put` replaces the logs, so the
+   * points before it are dropped; the store's `keepHistory` option says how many are kept.
+   */
+  listPoints?(runId: string): Promise<StoredPoint[]>;
+  /** The run as stored at a kept point: its head and both logs cut at that version; null when not kept. */
+  getAt?(runId: string, version: number): Promise<SnapshotParts | null>;
+}
+
+/**
+ * One point of a run's history (DESIGN §21), as kept by a store with {@link SnapshotStore.listPoints}:
+ * a version written in row layout 2, when the store wrote it (its own clock, ISO), and its head.
+ */
+export interface StoredPoint {
+  version: number;
+  /** When the store wrote this version (ISO 8601, the store's clock). */
+  at: string;
+  /** The head written with this version (see `SnapshotParts.head`). */
+  head: string;
+}
+
+/**
+ * How many points of each run a store keeps for history and forks (DESIGN §21): `true` (the
+ * default) every one, `false` none, a number the latest that many. A point costs a head and two
+ * log offsets, never a copy of the logs.
+ */
+export type KeepHistory = boolean | number;
+
+/** Throws CONFIG_INVALID unless `keep` is a {@link KeepHistory}; returns how many points to keep. */
+export function pointsToKeep(keep: KeepHistory | undefined, where: string): number {
+  if (keep === undefined || keep === true) return Number.POSITIVE_INFINITY;
+  if (keep === false) return 0;
+  if (!Number.isSafeInteger(keep) || keep < 0) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `${where}: keepHistory is true (every point), false (none) or a whole number of points >= 0, got ${String(keep)}.`,
+    );
+  }
+  return keep;
 }
 
 /** The `ConflictError` of an append onto a row that `put` wrote (layout 1): there is no log to append to. */

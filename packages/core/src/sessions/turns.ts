@@ -62,6 +62,7 @@ export function sessionResult(
   const result = resultOf(run, snapshot, status) as SessionResult<unknown>;
   result.version = version;
   origins.set(result, { run, logs });
+  if (run.forkedFrom) result.forkedFrom = run.forkedFrom;
   return result;
 }
 

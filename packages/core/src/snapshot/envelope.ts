@@ -44,6 +44,8 @@ export interface DecodedSnapshot {
   notified?: string[];
   /** Sessions (DESIGN §20): ids of the answer links already used on this run (each works once). */
   usedLinks?: string[];
+  /** For a fork (DESIGN §21): the run and stored version it was started from. */
+  forkedFrom?: { runId: string; version: number };
   /** The machine's persisted state: its state name and context (transcript, current step…). */
   state: { value: LoopStateName; context: LoopContext };
   /** The application context, serialized by superjson; null when there is none. */
@@ -176,6 +178,7 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
     ...(checked.trace !== undefined ? { trace: checked.trace } : {}),
     ...(checked.notified !== undefined ? { notified: checked.notified } : {}),
     ...(checked.usedLinks !== undefined ? { usedLinks: checked.usedLinks } : {}),
+    ...(checked.forkedFrom !== undefined ? { forkedFrom: checked.forkedFrom } : {}),
     state: { value: state.value, context: state.context },
     context: checked.context,
   };

@@ -197,6 +197,7 @@ export const checkEnvelope: Check = object({
   trace: optional(object({ traceId: string, spanId: string, traceFlags: count(0) })),
   notified: optional(arrayOf(string)),
   usedLinks: optional(arrayOf(string)),
+  forkedFrom: optional(object({ runId: string, version: count(1) })),
   state: childState,
   // Version 1 sessions kept a `lease` here; leases now live beside the snapshot in the store.
   context: nullable(superjson),
