@@ -168,6 +168,8 @@ describe('fileStore in row layout 2', () => {
       lease: null,
       head: partsHead('three'),
       log: logs.find((name) => name.startsWith('log-3-')),
+      // When it was written (the store's clock): a point of history (DESIGN §21).
+      at: 1_000,
     });
     // The newest log file names the one before it, then holds its own text.
     expect(await readFile(join(dir, 'run', versionFile.log), 'utf8')).toBe(`${logs[0]}\n1\n2"a"`);

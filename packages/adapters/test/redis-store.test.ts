@@ -150,6 +150,11 @@ describe.skipIf(!url)('redisStore', () => {
         m1: '1',
         r2: '"r"',
         expiresAt: '',
+        // History (DESIGN §21): each version's point, `<server ms>:<chunks>:<head>`, oldest kept in pfrom.
+        pfrom: '1',
+        p1: expect.stringMatching(new RegExp(`^\\d+:1:${escape(partsHead('rewrite'))}$`)),
+        p2: expect.stringMatching(new RegExp(`^\\d+:1:${escape(partsHead('append'))}$`)),
+        p3: expect.stringMatching(new RegExp(`^\\d+:2:${escape(partsHead('append'))}$`)),
       });
       expect(await client.ttl(`${prefix}${runId}`)).toBeGreaterThan(50);
       await store.put(runId, 'whole', { expectedVersion: 3 });
@@ -241,3 +246,8 @@ describe.skipIf(!url)('redisStore', () => {
     });
   });
 });
+
+/** `text` as a literal inside a RegExp. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

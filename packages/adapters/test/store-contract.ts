@@ -16,6 +16,7 @@ import {
   type StoreFixture,
 } from './helpers/store-fixtures.js';
 import { describeClockContract } from './store-contract-clock.js';
+import { describeForksContract } from './store-contract-forks.js';
 import { describeHeadContract } from './store-contract-head.js';
 import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
@@ -229,5 +230,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     describeStopContract(() => raw);
     describeClockContract(() => raw);
     describeHeadContract(() => raw);
+    describeForksContract(() => fixture);
   });
 }

@@ -37,6 +37,7 @@ export const PROBLEM_STATUS: Readonly<Record<ProblemCode, number>> = {
   NOT_ASSIGNEE: 403,
   NOT_FOUND: 404,
   RUN_NOT_FOUND: 404,
+  POINT_NOT_FOUND: 404,
   CONFLICT: 409,
   NOT_WAITING: 409,
   INTERACTION_NOT_FOUND: 409,

@@ -22,7 +22,7 @@ export type RunFile = {
   pending?: PendingIndexEntry[];
   /** `until` is epoch ms on the store's clock; `stop` the reason of a stop request ('' for none). */
   lease: { owner: string; until: number; stop?: string } | null;
-} & ({ snapshot: string } | { head: string; log: string });
+} & ({ snapshot: string } | { head: string; log: string; at?: number });
 
 /** A layout-2 run file. */
 export type PartsFile = Extract<RunFile, { head: string }>;
@@ -113,6 +113,7 @@ export function parseRunFile(text: string, path: string): RunFile {
     head?: unknown;
     log?: unknown;
     pending?: unknown;
+    at?: unknown;
   } | null;
   const lease = run?.lease;
   const content =
@@ -145,5 +146,11 @@ export function parseRunFile(text: string, path: string): RunFile {
   };
   return typeof run.snapshot === 'string'
     ? { ...kept, snapshot: run.snapshot }
-    : { ...kept, head: run.head as string, log: run.log as string };
+    : {
+        ...kept,
+        head: run.head as string,
+        log: run.log as string,
+        // When the version was written (the store's clock), for history (DESIGN §21).
+        ...(Number.isFinite(run.at) ? { at: run.at as number } : {}),
+      };
 }

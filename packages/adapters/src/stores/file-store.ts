@@ -13,13 +13,16 @@ import {
   ConflictError,
   checkLeaseMs,
   joinLog,
+  type KeepHistory,
   leaseHeldError,
   notInPartsError,
   type PartsWrite,
   type PendingIndexEntry,
   type PutOptions,
+  pointsToKeep,
   type SnapshotStore,
   type StoredParts,
+  type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
@@ -60,6 +63,12 @@ export interface FileStoreOptions {
    * unless a call passes `now` (reads and writes give it to sessions). Locks use the real clock.
    */
   now?: () => number;
+  /**
+   * How many versions of each run to keep for `sessions.history` and `sessions.fork` (default: all):
+   * a kept version is its version file (head and the name of its newest log file), the logs being
+   * shared. A rewrite (or a `put`) drops the versions before it.
+   */
+  keepHistory?: KeepHistory;
 }
 
 /** The latest version of a run and where it was read. */
@@ -113,6 +122,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     lockTimeoutMs: options.lockTimeoutMs ?? 20_000,
   };
   const clock = options.now ?? Date.now;
+  const keep = pointsToKeep(options.keepHistory, 'fileStore');
   const runDir = (runId: string) => join(dir, runId);
   const legacyPath = (runId: string) => join(dir, `${runId}.json`);
 
@@ -213,6 +223,10 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       const match = LOG_FILE.exec(name);
       if (match && Number(match[1]) < version) await unlink(join(runDir(runId), name)).catch(() => undefined);
     }
+    // The versions kept as history name those logs: they go too.
+    for (const older of (await listVersions(runDir(runId))).filter((kept) => kept < version)) {
+      await unlink(join(runDir(runId), `${older}.json`)).catch(() => undefined);
+    }
   }
 
   /** The latest version of a run, or null. Retries when a writer removes the file it was about to read. */
@@ -254,8 +268,10 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       await unlink(path).catch(() => undefined);
       throw staleWriteError(runId, run.version - 1, newest > run.version ? newest : null);
     }
-    // Only the latest version is kept; readers that lose a file to this retry.
-    for (const version of versions.filter((version) => version < run.version)) {
+    // Only the latest version is kept, and in layout 2 the points of history (`keepHistory`) before
+    // it; readers that lose a file to this retry.
+    const oldest = 'head' in run ? run.version - keep : run.version;
+    for (const version of versions.filter((version) => version < run.version && version <= oldest)) {
       await unlink(join(folder, `${version}.json`)).catch(() => undefined);
     }
     if (base?.path === legacyPath(runId)) await unlink(base.path).catch(() => undefined);
@@ -328,7 +344,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         }
         try {
           await withMarkers(runId, latest, kept, () =>
-            createVersion(runId, { ...kept, head: write.head, log }, latest),
+            createVersion(runId, { ...kept, head: write.head, log, at: clock() }, latest),
           );
         } catch (error) {
           if (log !== previous) await unlink(join(runDir(runId), log)).catch(() => undefined);
@@ -337,6 +353,32 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         if (!append && latest) await dropOlderLogs(runId, kept.version);
         return { version: kept.version, now: clock() };
       });
+    },
+
+    async listPoints(runId) {
+      assertSafeRunId(runId, 'fileStore.listPoints');
+      const points: StoredPoint[] = [];
+      if (keep === 0) return points;
+      for (const version of (await listVersions(runDir(runId))).reverse()) {
+        const text = await readIfPresent(join(runDir(runId), `${version}.json`));
+        // Gone meanwhile (a rewrite dropped it): no longer a point.
+        if (text === null) continue;
+        const run = parseRunFile(text, `${runId}/${version}.json`);
+        if (!('head' in run)) continue;
+        points.push({ version, at: new Date(run.at ?? 0).toISOString(), head: run.head });
+      }
+      return points;
+    },
+
+    async getAt(runId, version) {
+      assertSafeRunId(runId, 'fileStore.getAt');
+      if (!Number.isSafeInteger(version) || version < 1) return null;
+      const text = await readIfPresent(join(runDir(runId), `${version}.json`));
+      if (text === null) return null;
+      const run = parseRunFile(text, `${runId}/${version}.json`);
+      if (!('head' in run)) return null;
+      const logs = await readLogs(runId, run);
+      return logs && { head: run.head, ...logs };
     },
 
     async renew(runId, opts) {

@@ -9,11 +9,13 @@
 import {
   assembleSnapshot,
   checkLeaseMs,
+  type KeepHistory,
   leaseHeldError,
   notInPartsError,
   type PendingItem,
   type PutOptions,
   pendingKey,
+  pointsToKeep,
   type SnapshotStore,
   type StoredParts,
   type StoredSnapshot,
@@ -34,6 +36,11 @@ export interface PgQueryable {
 export interface PostgresStoreOptions {
   /** Table name, optionally schema-qualified (`schema.table`); plain identifiers only. Default `turnkit_runs`. */
   table?: string;
+  /**
+   * How many points of each run to keep for `sessions.history` and `sessions.fork` (default: all).
+   * A point is a row of `<table>_pts`: the version's head and where its logs then began.
+   */
+  keepHistory?: KeepHistory;
 }
 
 /** A {@link SnapshotStore} on PostgreSQL, plus `migrate()` to create or upgrade its table. */
@@ -146,6 +153,9 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
   }
   const logTable = `${table}_log`;
   const pendingTable = `${table}_pending`;
+  const pointTable = `${table}_pts`;
+  const keepCount = pointsToKeep(options.keepHistory, 'postgresStore');
+  const keep = keepCount === Number.POSITIVE_INFINITY ? null : keepCount;
   // An index name cannot be schema-qualified: it is created in the table's schema.
   const bare = names[names.length - 1];
   const indexName = `${bare}_expires_at_idx`;
@@ -244,7 +254,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
              WHERE run_id = $1 AND version = $2
                AND (lease_owner IS NULL OR lease_until <= clock_timestamp() OR lease_owner = $6::text)
                AND ($11 OR head IS NOT NULL)`
-      } RETURNING version),
+      } RETURNING version, log_from),
       dropped AS (
         DELETE FROM ${logTable} l USING written
         WHERE $11 AND l.run_id = $1 AND l.version < written.version
@@ -269,7 +279,17 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         FROM entries, written
         ON CONFLICT (run_id, id) DO UPDATE SET asked_ms = excluded.asked_ms, kind = excluded.kind,
           principal = excluded.principal, assignees = excluded.assignees,
-          expires_at = excluded.expires_at, entry = excluded.entry
+          expires_at = excluded.expires_at, entry = excluded.entry,
+      -- History (DESIGN §21): a point per layout-2 write; a rewrite drops those before it.
+      pointed AS (
+        INSERT INTO ${pointTable} (run_id, version, at, head, log_from)
+        SELECT $1, written.version, clock_timestamp(), $4, written.log_from FROM written
+        WHERE $4::text IS NOT NULL AND ($13::integer IS NULL OR $13::integer > 0)
+      ),
+      unpointed AS (
+        DELETE FROM ${pointTable} p USING written
+        WHERE p.run_id = $1 AND p.version < written.version
+          AND ($11 OR p.version <= written.version - $13::integer)
       )
       -- Every parameter is referenced with its type, whichever branch the write took.
       SELECT version, ${CLOCK_MS} AS now, $2::integer AS expected, $6::text AS writer FROM written`,
@@ -286,6 +306,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         chunk[1],
         rewrite,
         JSON.stringify(opts.pending ?? []),
+        keep,
       ],
     );
     if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
@@ -322,6 +343,16 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           version integer NOT NULL,
           messages text NOT NULL,
           resolved text NOT NULL,
+          PRIMARY KEY (run_id, version)
+        )`,
+      );
+      await pool.query(
+        `CREATE TABLE IF NOT EXISTS ${pointTable} (
+          run_id text NOT NULL,
+          version integer NOT NULL,
+          at timestamptz NOT NULL,
+          head text NOT NULL,
+          log_from integer NOT NULL,
           PRIMARY KEY (run_id, version)
         )`,
       );
@@ -406,6 +437,34 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         opts,
       ),
 
+    async listPoints(runId) {
+      const rows = await query<{ version: number; at: Date; head: string }>(
+        'postgresStore.listPoints',
+        `SELECT version, at, head FROM ${pointTable} WHERE run_id = $1 ORDER BY version`,
+        [runId],
+      );
+      return rows.map((row) => ({
+        version: row.version,
+        at: new Date(row.at).toISOString(),
+        head: row.head,
+      }));
+    },
+
+    async getAt(runId, version) {
+      if (!Number.isSafeInteger(version)) return null;
+      const joined = (column: string) =>
+        `(SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version) FILTER (WHERE l.${column} <> ''), '')
+          FROM ${logTable} l WHERE l.run_id = p.run_id AND l.version >= p.log_from AND l.version <= p.version)
+          AS ${column}`;
+      const [row] = await query<{ head: string; messages: string; resolved: string }>(
+        'postgresStore.getAt',
+        `SELECT p.head, ${joined('messages')}, ${joined('resolved')}
+         FROM ${pointTable} p WHERE p.run_id = $1 AND p.version = $2`,
+        [runId, version],
+      );
+      return row ? { head: row.head, messages: row.messages, resolved: row.resolved } : null;
+    },
+
     async renew(runId, opts) {
       checkLeaseMs(opts.ms, 'postgresStore.renew');
       const rows = await query<{ version: number; lease_stop: string | null }>(
@@ -434,7 +493,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       await query(
         'postgresStore.delete',
         `WITH logs AS (DELETE FROM ${logTable} WHERE run_id = $1),
-           pending AS (DELETE FROM ${pendingTable} WHERE run_id = $1)
+           pending AS (DELETE FROM ${pendingTable} WHERE run_id = $1),
+           points AS (DELETE FROM ${pointTable} WHERE run_id = $1)
          DELETE FROM ${table} WHERE run_id = $1`,
         [runId],
       );

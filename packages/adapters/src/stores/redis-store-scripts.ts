@@ -73,6 +73,60 @@ if ARGV[5] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
 return {1, version, now}
 `;
 
+/** Chunk fields read per HMGET when joining logs. */
+const CHUNKS_PER_READ = 500;
+
+/**
+ * History (DESIGN §21), in the write's script: the point of this version is the field p<version>,
+ * `<now>:<chunks>:<head>` (the chunks its logs then had); `pfrom` is the oldest kept. ARGV[14]:
+ * how many points to keep ('' = all, '0' = none). A rewrite starts the hash afresh, points too.
+ */
+const POINT = `
+local pfrom = tonumber(redis.call('HGET', KEYS[1], 'pfrom') or '')
+if not pfrom then
+  pfrom = version
+  redis.call('HSET', KEYS[1], 'pfrom', version)
+end
+if ARGV[14] ~= '0' then redis.call('HSET', KEYS[1], 'p' .. version, now .. ':' .. chunk .. ':' .. ARGV[2]) end
+if ARGV[14] ~= '' then
+  local drop = version - tonumber(ARGV[14])
+  while pfrom <= drop do
+    redis.call('HDEL', KEYS[1], 'p' .. pfrom)
+    pfrom = pfrom + 1
+  end
+  redis.call('HSET', KEYS[1], 'pfrom', pfrom)
+end
+`;
+
+/**
+ * KEYS: run hash. ARGV: a version. Returns nil (no such point kept) or {head, messages, resolved}:
+ * the point's head and the logs' first chunks as they were at that version, joined by ','.
+ */
+export const GET_AT_SCRIPT = `
+local point = redis.call('HGET', KEYS[1], 'p' .. ARGV[1])
+if not point then return nil end
+local a = string.find(point, ':', 1, true)
+local b = a and string.find(point, ':', a + 1, true)
+local count = b and tonumber(string.sub(point, a + 1, b - 1))
+if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
+  return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
+end
+local messages, resolved = {}, {}
+for from = 1, count, ${CHUNKS_PER_READ} do
+  local fields = {}
+  for i = from, math.min(count, from + ${CHUNKS_PER_READ - 1}) do
+    fields[#fields + 1] = 'm' .. i
+    fields[#fields + 1] = 'r' .. i
+  end
+  local values = redis.call('HMGET', KEYS[1], unpack(fields))
+  for j = 1, #values, 2 do
+    if values[j] then messages[#messages + 1] = values[j] end
+    if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
+  end
+end
+return {string.sub(point, b + 1), table.concat(messages, ','), table.concat(resolved, ',')}
+`;
+
 /** A whole snapshot (layout 1): a row of layout 2 is dropped first, its log chunks with it. */
 export const PUT_SCRIPT = `${CHECK}
 if run[4] then redis.call('DEL', KEYS[1]) end
@@ -99,6 +153,7 @@ if ARGV[12] ~= '' or ARGV[13] ~= '' then
   if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'r' .. chunk, ARGV[13]) end
 end
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[2], 'chunks', chunk, 'expiresAt', ARGV[4])
+${POINT}
 ${AFTER_WRITE}`;
 
 /**
@@ -128,7 +183,6 @@ return 1
 `;
 
 /** Log chunks read per HMGET (Lua's unpack has a stack limit). */
-const CHUNKS_PER_READ = 500;
 
 /**
  * KEYS: run hash. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,

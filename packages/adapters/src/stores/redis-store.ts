@@ -8,6 +8,7 @@
 import {
   assembleSnapshot,
   checkLeaseMs,
+  type KeepHistory,
   leaseHeldError,
   matchesPending,
   notInPartsError,
@@ -17,9 +18,11 @@ import {
   type PendingItem,
   type PutOptions,
   pendingKey,
+  pointsToKeep,
   SnapshotError,
   type SnapshotStore,
   type StoredParts,
+  type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
@@ -29,6 +32,7 @@ import type { Redis } from 'ioredis';
 import {
   DELETE_SCRIPT,
   DROP_GONE_SCRIPT,
+  GET_AT_SCRIPT,
   GET_SCRIPT,
   HEAD_SCRIPT,
   PUT_PARTS_SCRIPT,
@@ -52,6 +56,11 @@ export interface RedisStoreOptions {
    * key expired are left out of listings (and stay in the index until the run id is written again).
    */
   pendingKey?: string;
+  /**
+   * How many points of each run to keep for `sessions.history` and `sessions.fork` (default: all).
+   * A point is a field of the run's hash: its head and the number of log chunks it had.
+   */
+  keepHistory?: KeepHistory;
 }
 
 /** Index entries read per round trip by `listExpired` when no limit is given. */
@@ -101,6 +110,8 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     );
   }
   const ttl = ttlSeconds === undefined ? '' : String(ttlSeconds);
+  const keepCount = pointsToKeep(options.keepHistory, 'redisStore');
+  const keep = keepCount === Number.POSITIVE_INFINITY ? '' : String(keepCount);
   const runKey = (runId: string, where: string) => {
     const key = prefix + runId;
     if (runId === '' || key === expiryKey || key.startsWith(inboxKey)) {
@@ -229,7 +240,38 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         parts.mode,
         parts.messages,
         parts.resolved,
+        keep,
       ]),
+
+    async listPoints(runId) {
+      const key = runKey(runId, 'redisStore.listPoints');
+      const [version, pfrom] = await client.hmget(key, 'version', 'pfrom');
+      const last = Number(version);
+      const first = Number(pfrom);
+      if (version === null || pfrom === null || !(first >= 1 && first <= last)) return [];
+      const versions = Array.from({ length: last - first + 1 }, (_, index) => first + index);
+      const points: StoredPoint[] = [];
+      for (let from = 0; from < versions.length; from += LIST_BATCH) {
+        const batch = versions.slice(from, from + LIST_BATCH);
+        const values = await client.hmget(key, ...batch.map((kept) => `p${kept}`));
+        values.forEach((value, index) => {
+          const a = value?.indexOf(':') ?? -1;
+          const b = a < 0 ? -1 : value!.indexOf(':', a + 1);
+          if (value == null || b < 0) return;
+          const at = new Date(Number(value.slice(0, a))).toISOString();
+          points.push({ version: batch[index]!, at, head: value.slice(b + 1) });
+        });
+      }
+      return points;
+    },
+
+    async getAt(runId, version) {
+      const key = runKey(runId, 'redisStore.getAt');
+      const reply = (await client.eval(GET_AT_SCRIPT, 1, key, String(version))) as
+        | [string, string, string]
+        | null;
+      return reply && { head: reply[0], messages: reply[1], resolved: reply[2] };
+    },
 
     async renew(runId, opts) {
       const key = runKey(runId, 'redisStore.renew');
