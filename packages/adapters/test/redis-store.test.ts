@@ -152,9 +152,9 @@ describe.skipIf(!url)('redisStore', () => {
         expiresAt: '',
         // History (DESIGN §21): each version's point, `<server ms>:<chunks>:<head>`, oldest kept in pfrom.
         pfrom: '1',
-        p1: expect.stringMatching(new RegExp(`^\\d+:1:${escape(partsHead('rewrite'))}$`)),
-        p2: expect.stringMatching(new RegExp(`^\\d+:1:${escape(partsHead('append'))}$`)),
-        p3: expect.stringMatching(new RegExp(`^\\d+:2:${escape(partsHead('append'))}$`)),
+        p1: expect.stringMatching(new RegExp(`^\\d+:1:${literal(partsHead('rewrite'))}$`)),
+        p2: expect.stringMatching(new RegExp(`^\\d+:1:${literal(partsHead('append'))}$`)),
+        p3: expect.stringMatching(new RegExp(`^\\d+:2:${literal(partsHead('append'))}$`)),
       });
       expect(await client.ttl(`${prefix}${runId}`)).toBeGreaterThan(50);
       await store.put(runId, 'whole', { expectedVersion: 3 });
@@ -248,6 +248,6 @@ describe.skipIf(!url)('redisStore', () => {
 });
 
 /** `text` as a literal inside a RegExp. */
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
