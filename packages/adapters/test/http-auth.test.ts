@@ -96,6 +96,7 @@ describe('authorize(request, route)', () => {
       'message',
       'retry',
       'stop',
+      'fork',
       'events',
       'sweep',
       'aiSdk',

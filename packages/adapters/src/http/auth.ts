@@ -25,6 +25,7 @@ export const ROUTE_NAMES = [
   'message',
   'retry',
   'stop',
+  'fork',
   'events',
   'sweep',
   'aiSdk',

@@ -6,6 +6,7 @@
 import {
   type AnyAgent,
   createSessions,
+  type ForkRequest,
   type InboxFilter,
   type InboxPage,
   type OnInteraction,
@@ -65,6 +66,12 @@ export interface RunBackend {
   inbox?(filter: InboxFilter): Promise<InboxPage>;
   /** Store mode: answers with an answer link, once (core's `sessions.answerWithLink`). */
   answerWithLink?(token: string, response: unknown, options: TurnOptions): Promise<BackendResult>;
+  /** Store mode: starts a new run from a kept point of the run (core's `sessions.fork`). */
+  fork?(
+    runId: string,
+    request: ForkRequest,
+    options: TurnOptions,
+  ): Promise<BackendResult & { forkedFrom?: { runId: string; version: number } }>;
 }
 
 /** Store mode: every call goes through core's `createSessions`. */
@@ -98,5 +105,6 @@ export function storeBackend(
     ...(typeof store.listPending === 'function'
       ? { inbox: (filter: InboxFilter) => sessions.inbox(filter) }
       : {}),
+    fork: (runId, request, options) => sessions.fork(runId, request, options),
   };
 }

@@ -26,6 +26,7 @@ import type { TurnQueue } from '../queue/index.js';
 import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
 import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
+import { forkRoute } from './fork.js';
 import { registerInbox } from './inbox.js';
 import { HttpProblem } from './problem.js';
 import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
@@ -232,6 +233,8 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
     app.post('/runs/:id/stop', guard('stop'), stopRoute({ ...deps, stop, runIdOf, view }));
   }
   if (backend.inbox) registerInbox(app, guard('inbox'), backend.inbox);
+  if (backend.fork)
+    app.post('/runs/:id/fork', guard('fork'), forkRoute({ ...deps, fork: backend.fork, runIdOf, view }));
 
   /**
    * The first `state` of an event stream (store mode): from the run's head alone (DESIGN §17) unless
