@@ -89,6 +89,7 @@ describe('README examples', () => {
       'budgets',
       'deploying-new-code',
       'event-log',
+      'forks',
       'frontend-ag-ui',
       'frontend-ai-sdk',
       'frontend-server',
@@ -188,6 +189,17 @@ describe('README examples', () => {
     expect(lines[0]).toMatch(/^compacted \d+ messages, kept 2, \d+ → \d+ tokens$/);
     expect(lines.at(-2)).toMatch(/^\d+ Summary of the earlier conversation:$/);
     expect(lines.at(-1)).toBe('Boxes so far: box A1, box A2, box A3, box A4.');
+  });
+
+  it('forks: history lists the points; a fork just before the answer is answered differently, the source unchanged', async () => {
+    const lines = (await runExample('forks')).trim().split('\n');
+    expect(lines).toEqual([
+      'Noted: {"answers":{"Cell line":"K562"}}',
+      '1:start 2:paused 3:answered 4:completed',
+      'needs_input true 2',
+      'Noted: {"answers":{"Cell line":"K562-dTAG"}}',
+      'Noted: {"answers":{"Cell line":"K562"}}',
+    ]);
   });
 
   it('sessions: pauses for approval and lets exactly one of two concurrent decisions win', async () => {
