@@ -9,6 +9,7 @@
 import { call, follow, ProblemError, useLanguage } from './api.js';
 import { approvalCard, questionCard, setBusy, showError } from './cards.js';
 import { attachCountdown } from './countdown.js';
+import { h } from './dom.js';
 import { inputCard } from './form-card.js';
 import { pickLang, translator } from './i18n.js';
 import { liveBubble, renderTranscript } from './transcript.js';
@@ -132,6 +133,8 @@ function render(view) {
   state.renderedSeq = Math.max(state.renderedSeq, view.lastSeq ?? 0);
   state.running = view.status === 'running';
   showTranscript(view);
+  rememberQuestions(view.pending);
+  offerChanges();
   if (view.status === 'failed' && view.error) flash(t('failed', view.error.message));
   const ids = new Set(view.pending.map((interaction) => interaction.id));
   for (const card of pendingArea.querySelectorAll('.card')) if (!ids.has(card.dataset.id)) card.remove();
@@ -148,6 +151,58 @@ function render(view) {
   updateStatus();
   if (first) first.querySelector('input, textarea, button')?.focus({ preventScroll: true });
   (pendingArea.lastElementChild ?? log.lastElementChild)?.scrollIntoView({ block: 'end' });
+}
+
+/**
+ * "Change this answer" (issue 32): the questions this tab saw, by run, as tool call id → interaction
+ * id, so an answered question in the transcript can fork the run just before its answer.
+ */
+function askedIn(runId) {
+  try {
+    return JSON.parse(sessionStorage.getItem(`asked:${runId}`) ?? '{}');
+  } catch {
+    return {};
+  }
+}
+
+function rememberQuestions(pending) {
+  const asked = askedIn(state.runId);
+  const questions = pending.filter((interaction) => interaction.kind === 'question');
+  if (questions.every((interaction) => asked[interaction.toolCallId] === interaction.id)) return;
+  for (const interaction of questions) asked[interaction.toolCallId] = interaction.id;
+  sessionStorage.setItem(`asked:${state.runId}`, JSON.stringify(asked));
+}
+
+/** Adds "Change this answer" to each answered question of the transcript this tab saw asked. */
+function offerChanges() {
+  const asked = askedIn(state.runId);
+  for (const answered of log.querySelectorAll('.bubble.answer[data-tool-call-id]')) {
+    const interactionId = asked[answered.dataset.toolCallId];
+    if (!interactionId || answered.querySelector('.change-answer')) continue;
+    answered.append(
+      h(
+        'button',
+        { type: 'button', class: 'change-answer', onclick: () => changeAnswer(interactionId) },
+        t('changeAnswer'),
+      ),
+    );
+  }
+}
+
+/** Forks the run just before `interactionId` was answered, and follows the new run. */
+function changeAnswer(interactionId) {
+  if (state.busy) return;
+  const from = state.runId;
+  return play(null, async () => {
+    const view = await call('POST', `/runs/${from}/fork`, { at: { interactionId } });
+    sessionStorage.setItem(`asked:${view.runId}`, JSON.stringify(askedIn(from)));
+    // A new run: its versions and events count on from the point it was forked at.
+    state.version = -1;
+    state.renderedSeq = 0;
+    pendingArea.replaceChildren();
+    setRun(view.runId);
+    return view;
+  });
 }
 
 /** Runs one request that plays a turn; renders its result or explains its problem. */

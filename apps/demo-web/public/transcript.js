@@ -138,12 +138,15 @@ function decisionNode(decision, toolName, t) {
   );
 }
 
-function toolNode(call, content, t, decided = false) {
+function toolNode(call, content, t, decided = false, toolCallId = undefined) {
   const result = parse(content);
   if (call?.name === 'AskUserQuestion') {
     if (result?.answers) {
       const lines = Object.entries(result.answers).map(([header, value]) => `${header}: ${value}`);
-      return bubble('user answer', t('answered'), lines.join('\n'));
+      const answered = bubble('user answer', t('answered'), lines.join('\n'));
+      // Which call it answered: the page offers "change this answer" on it (app.js).
+      answered.dataset.toolCallId = toolCallId;
+      return answered;
     }
     return h(
       'p',
@@ -203,7 +206,7 @@ export function renderTranscript(log, messages, t, decisions = []) {
           ),
         )
         .filter(Boolean);
-      nodes.push(...shown, toolNode(call, message.content, t, shown.length > 0));
+      nodes.push(...shown, toolNode(call, message.content, t, shown.length > 0, message.tool_call_id));
     }
   }
   if (nodes.length === 0) nodes.push(h('p', { class: 'empty' }, t('empty')));
