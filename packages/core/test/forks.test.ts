@@ -8,6 +8,7 @@ import {
   defineAgent,
   defineTool,
   memoryStore,
+  parseSnapshot,
   type SnapshotStore,
   StateError,
   TurnkitError,
@@ -17,7 +18,7 @@ import { scriptedModel } from '../src/testing/index.js';
 const authQuestion = { question: 'Which auth method?', header: 'Auth', options: ['JWT', 'OAuth'] };
 
 /** Asks, then records the answer with a tool (keeping its idempotency key), then says what was chosen. */
-function forkAgent(keys: string[]) {
+function forkAgent(keys: string[], secret?: string) {
   const record = defineTool({
     name: 'record_choice',
     description: 'Record the chosen method',
@@ -40,6 +41,7 @@ function forkAgent(keys: string[]) {
       (request) => `Chose ${String(request.messages.at(-1)?.content)}`,
     ]),
     tools: [record, askUserQuestion()],
+    ...(secret ? { snapshot: { secret } } : {}),
   });
 }
 
@@ -113,6 +115,19 @@ export async function forkScenario(store: SnapshotStore) {
 describe('sessions.history and sessions.fork', () => {
   it('forks a run at an interaction and at a version, answers the fork differently, and leaves the source as it was', async () => {
     await forkScenario(memoryStore());
+  });
+
+  it('forks a signed run: the fork is signed under its new id and records forkedFrom in its snapshot', async () => {
+    const secret = 'fork-test-secret-that-is-at-least-32-chars';
+    const store = memoryStore();
+    const sessions = createSessions({ agent: forkAgent([], secret), store });
+    const paused = await sessions.start('go');
+    await sessions.answer(paused.runId, { answers: 'JWT' });
+    const fork = await sessions.fork(paused.runId, { at: paused.version });
+    const decoded = parseSnapshot(fork.snapshot, { secret });
+    expect(decoded.runId).toBe(fork.runId);
+    expect(decoded.forkedFrom).toEqual({ runId: paused.runId, version: paused.version });
+    expect((await sessions.answer(fork.runId, { answers: 'OAuth' })).output).toContain('OAuth');
   });
 
   it('keeps the principal of the source: only a caller allowed on it may fork', async () => {
