@@ -52,6 +52,9 @@ describe('POST /runs/:id/fork', () => {
     );
     expect(other.status).toBe(200);
     expect(other.body.pending[0].kind).toBe('approval');
+    expect(other.body.forkedFrom).toEqual({ runId, version: started.body.version });
+    const read = await send(handler, 'GET', `/runs/${fork.body.runId}`, undefined, ada);
+    expect(read.body.forkedFrom).toEqual({ runId, version: started.body.version });
     // The source still waits for the approval its own answer led to.
     const source = await send(handler, 'GET', `/runs/${runId}`, undefined, ada);
     expect(source.body.pending[0].kind).toBe('approval');

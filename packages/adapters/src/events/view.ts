@@ -49,6 +49,8 @@ export interface RunView {
   lastSeq: number | null;
   /** Store mode: the stored version of the run. */
   version?: number;
+  /** Store mode, a run started by `POST /runs/:id/fork`: the run and version it was forked from. */
+  forkedFrom?: { runId: string; version: number };
   /** Client-held mode: the signed snapshot to send back with the next request about this run. */
   snapshot?: string;
   /**
@@ -60,7 +62,7 @@ export interface RunView {
 
 /** Builds the view of a result. */
 export function toView(
-  result: TurnResult<unknown> & { version?: number },
+  result: TurnResult<unknown> & { version?: number; forkedFrom?: { runId: string; version: number } },
   options: { messages: boolean; snapshot: boolean; eventsToken?: string },
 ): RunView {
   const view: RunView = {
@@ -79,6 +81,7 @@ export function toView(
     view.budget = result.budget;
   }
   if (result.version !== undefined) view.version = result.version;
+  if (result.forkedFrom !== undefined) view.forkedFrom = result.forkedFrom;
   if (options.snapshot) view.snapshot = result.snapshot;
   if (options.eventsToken !== undefined) view.eventsToken = options.eventsToken;
   return view;

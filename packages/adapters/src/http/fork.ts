@@ -33,7 +33,7 @@ export interface ForkRouteDeps<E extends Env> {
   basePath: string;
 }
 
-/** The handler of `POST /runs/:id/fork`: answers the new run's view with `forkedFrom`. */
+/** The handler of `POST /runs/:id/fork`: answers the new run's view (its `forkedFrom` included). */
 export function forkRoute<E extends Env>(deps: ForkRouteDeps<E>): Handler<E> {
   return async (c) => {
     const runId = deps.runIdOf(c);
@@ -41,6 +41,6 @@ export function forkRoute<E extends Env>(deps: ForkRouteDeps<E>): Handler<E> {
     const result = await deps.fork(runId, { at }, deps.turnOptions(c));
     await deps.publishState(result);
     c.header('location', `${deps.basePath}/runs/${result.runId}`);
-    return c.json({ ...deps.view(c, result), forkedFrom: result.forkedFrom }, 201);
+    return c.json(deps.view(c, result), 201);
   };
 }
