@@ -16,6 +16,7 @@ import { fileStore } from '../src/stores/file-store.js';
 import { assembledParts, expectConflict, partsHead } from './helpers/store-fixtures.js';
 import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
 import { describeStoreContract, fakeClock, freshRunId } from './store-contract.js';
+import { expectKeepsLatestTwo } from './store-contract-forks.js';
 
 /**
  * A pause the next temp file the store opens waits on: the store has read and checked the run under
@@ -152,6 +153,16 @@ describe('fileStore in row layout 2', () => {
   });
   const logFiles = async (dir: string) =>
     (await readdir(join(dir, 'run'))).filter((name) => name.startsWith('log-')).sort();
+
+  it('keeps the version files of the latest points only, with keepHistory (issue 32)', async () => {
+    const dir = await tempDir();
+    await expectKeepsLatestTwo(fileStore(dir, { keepHistory: 2 }));
+    const [run] = await readdir(dir);
+    expect((await readdir(join(dir, run!))).filter((name) => name.endsWith('.json')).sort()).toEqual([
+      '3.json',
+      '4.json',
+    ]);
+  });
 
   it('keeps the head in the version file and each appended text in a log file of its own', async () => {
     const dir = await tempDir();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../src/stores/postgres-store.js';
 import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
 import { describeStoreContract, freshRunId, serverClock, serverUrl } from './store-contract.js';
+import { expectKeepsLatestTwo } from './store-contract-forks.js';
 
 const url = serverUrl('TURNKIT_PG_URL', 'PostgreSQL');
 
@@ -13,7 +14,7 @@ function connect(): { pool: pg.Pool; table: string; teardown: () => Promise<void
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const table = `turnkit_test_${randomUUID().replaceAll('-', '')}`;
   const teardown = async () => {
-    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
+    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`);
     await pool.end();
   };
   return { pool, table, teardown };
@@ -44,6 +45,13 @@ describe.skipIf(!url)('postgresStore', () => {
     });
     afterAll(async () => {
       await connection.teardown();
+    });
+
+    it('keeps the latest points only, with keepHistory (issue 32)', async () => {
+      const { pool, table } = connection;
+      const store = postgresStore(pool, { table, keepHistory: 2 });
+      await store.migrate();
+      await expectKeepsLatestTwo(store);
     });
 
     it('creates the documented table and index, and can run again', async () => {
@@ -176,7 +184,7 @@ describe.skipIf(!url)('postgresStore', () => {
           lease: { owner: 'worker-a', live: true },
         });
       } finally {
-        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`);
       }
     });
 
@@ -245,7 +253,7 @@ describe.skipIf(!url)('postgresStore', () => {
         await store.migrate();
         await expectResumedAsLayout2(store, agent, paused.runId);
       } finally {
-        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`);
       }
     });
 

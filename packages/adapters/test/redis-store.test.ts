@@ -6,6 +6,7 @@ import { redisStore } from '../src/stores/redis-store.js';
 import { partsHead } from './helpers/store-fixtures.js';
 import { approvalAgent, expectResumedAsLayout2, priorMessages } from './helpers/store-resume.js';
 import { describeStoreContract, freshRunId, serverClock, serverUrl } from './store-contract.js';
+import { expectKeepsLatestTwo } from './store-contract-forks.js';
 
 const url = serverUrl('TURNKIT_REDIS_URL', 'Redis');
 
@@ -129,6 +130,11 @@ describe.skipIf(!url)('redisStore', () => {
         expect(await client.ping()).toBe('PONG');
       },
     );
+
+    it('keeps the latest points only, with keepHistory (issue 32)', async () => {
+      const { client, prefix } = connection;
+      await expectKeepsLatestTwo(redisStore(client, { prefix, keepHistory: 2 }));
+    });
 
     it('keeps a run in row layout 2 as { version, head, chunks, m<i>, r<i> }: one chunk per write that appended', async () => {
       const { client, prefix } = connection;

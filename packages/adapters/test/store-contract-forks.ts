@@ -136,3 +136,25 @@ export function describeForksContract(fixture: () => StoreFixture): void {
     });
   });
 }
+
+/**
+ * For a store made with `keepHistory: 2`: four writes keep the points of the last two versions,
+ * each still read whole at its version; older ones are gone.
+ */
+export async function expectKeepsLatestTwo(store: SnapshotStore): Promise<void> {
+  const runId = freshRunId('keep');
+  const head = partsHead('k');
+  let version: number | null = null;
+  for (const [index, messages] of ['1', '2', '3', '4'].entries()) {
+    const mode = index === 0 ? 'rewrite' : 'append';
+    ({ version } = await store.putParts!(
+      runId,
+      { mode, head, messages, resolved: '' },
+      { expectedVersion: version },
+    ));
+  }
+  expect((await store.listPoints!(runId)).map((point) => point.version)).toEqual([3, 4]);
+  expect(await store.getAt!(runId, 2)).toBeNull();
+  expect(await store.getAt!(runId, 3)).toEqual({ head, messages: '1,2,3', resolved: '' });
+  expect((await store.getParts!(runId)) as { messages: string }).toMatchObject({ messages: '1,2,3,4' });
+}

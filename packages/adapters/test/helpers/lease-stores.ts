@@ -130,6 +130,8 @@ async function dropBackend(address: StoreAddress): Promise<void> {
     return;
   }
   const pool = new pg.Pool({ connectionString: address.url, max: 1 });
-  await pool.query(`DROP TABLE IF EXISTS ${address.location}, ${address.location}_log`);
+  await pool.query(
+    `DROP TABLE IF EXISTS ${address.location}, ${address.location}_log, ${address.location}_pts`,
+  );
   await pool.end();
 }
