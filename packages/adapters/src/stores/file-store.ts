@@ -89,6 +89,9 @@ const READ_ATTEMPTS = 50;
  *   it and links it to `<version + 1>.json`, which fails if that name exists. It then checks that
  *   no newer version appeared and that the version it built on was not deleted; only then does it
  *   report success and remove the older version files. Readers never see half a snapshot.
+ * - History (DESIGN §21): in layout 2 the older version files are the run's points, kept (all, or
+ *   the latest `keepHistory`) until a rewrite or a `put` starts the logs anew; `listPoints` lists
+ *   them, `getAt` reads one with its chain of log files (which later versions only extend).
  * - Row layout 2 (`putParts`, what sessions write): the version file holds `{ version, expiresAt,
  *   lease, head, log }`. A write that appends text first creates a new log file under a name no
  *   other writer can take (`log-<version>-<random>.txt`: the messages' and records' texts, after
