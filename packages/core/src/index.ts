@@ -26,6 +26,7 @@ export {
   runTurn,
 } from './interpreter/index.js';
 export type {
+  HistoryWindow,
   LoopContext,
   LoopEvent,
   LoopStateName,
@@ -49,6 +50,7 @@ export type {
   ForkAt,
   ForkRequest,
   HistoryPoint,
+  GetOptions,
   InboxFilter,
   InboxItem,
   InboxPage,

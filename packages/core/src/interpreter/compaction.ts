@@ -262,7 +262,14 @@ export async function compactHistory(run: Run, request: ModelRequest): Promise<C
   const after = await countTokens(run, { messages: [system!, ...window], tools });
   if (typeof after !== 'number') return after;
   if (after > history.maxTokens) return tooLong(run, history, after, 'with the summary');
-  run.state = { value: run.state.value, context: { ...run.state.context, messages: window } };
+  // The window moves forward in the full transcript by the messages cut that were in it (DESIGN §22).
+  const previous = run.state.context.window ?? { from: 0, summary: 0 };
+  const start = Math.max(cut, previous.summary);
+  const moved = {
+    from: previous.from + start - previous.summary,
+    summary: window.length - (messages.length - start),
+  };
+  run.state = { value: run.state.value, context: { ...run.state.context, messages: window, window: moved } };
   emit(run, {
     type: 'history_compacted',
     removed: removed.length,

@@ -166,6 +166,20 @@ export interface LoopContext {
   extended?: BudgetLimits;
   /** The budget interaction the run waits on before its next model call or step (DESIGN §20). */
   budgetPause?: StoredInteraction;
+  /**
+   * Set by the first compaction of the history (DESIGN §22): `messages` are `summary` messages not in
+   * the full transcript (a compaction's summary, the system messages it kept), then the full
+   * transcript from its entry `from` on. Absent: `messages` are the whole transcript.
+   */
+  window?: HistoryWindow;
+}
+
+/** Where a compacted transcript's window starts: see {@link LoopContext.window}. */
+export interface HistoryWindow {
+  /** The index in the full transcript (every message the run ever had, no summary) of the first message after the summary. */
+  from: number;
+  /** How many messages at the start of `messages` are not in the full transcript. */
+  summary: number;
 }
 
 /** What a tool call came to when the step ran: a result, or an interaction to wait for. */

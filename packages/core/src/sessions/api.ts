@@ -80,6 +80,21 @@ export interface TurnClaim {
 }
 
 /** Options of the sessions calls that play a turn. */
+/** Options of {@link Sessions.get}. */
+export interface GetOptions extends TurnOptions {
+  /**
+   * Which messages the result holds (DESIGN §22). `'window'` (default): the run's messages, as the
+   * model sees them — for a compacted run, its summary and the recent messages. `'full'`: every
+   * message the store's transcript log kept, oldest first, without summaries (a compaction's summary
+   * and the system messages it kept in the window are not log entries). The log is read after the
+   * run, so a turn finishing in between may have added to it. With a store without row layout 2
+   * (no `getParts`/`putParts`) or an agent that encrypts, the store keeps only the window: `'full'`
+   * returns the window's messages after its summary. Only the window is covered by the signature
+   * of a signed run; earlier entries are returned as stored.
+   */
+  transcript?: 'window' | 'full';
+}
+
 export interface SessionOptions extends TurnOptions {
   /**
    * Claim the turn and return at once, playing nothing (background turns, DESIGN §17): the request
@@ -158,8 +173,12 @@ export interface Sessions<TOutput = string> {
   retry(runId: string, options?: SessionOptions): Promise<SessionResult<TOutput>>;
   /** Resolves whatever has expired (for a sweeper over `store.listExpired`); nothing expired: the run as it is. */
   expire(runId: string, options?: SessionOptions): Promise<SessionResult<TOutput>>;
-  /** The run's current state: status `running` while a worker holds it. */
-  get(runId: string, options?: TurnOptions): Promise<SessionResult<TOutput>>;
+  /**
+   * The run's current state: status `running` while a worker holds it. With `transcript: 'full'`,
+   * `messages` are the whole transcript the store keeps (DESIGN §22), not the window of a run whose
+   * history was compacted.
+   */
+  get(runId: string, options?: GetOptions): Promise<SessionResult<TOutput>>;
   /**
    * The run's state without its transcript (DESIGN §17): with a store that reads a row's head alone
    * (`getHead`), no log is read, however long the history; otherwise the whole run is read.

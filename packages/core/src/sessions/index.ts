@@ -4,6 +4,7 @@ export type {
   ForkAt,
   ForkRequest,
   HistoryPoint,
+  GetOptions,
   PlayOptions,
   PointReason,
   RunHead,

@@ -33,11 +33,12 @@ import {
   type DecodedSnapshot,
   encodeParts,
   encodeSnapshot,
+  fullTranscript,
   openParts,
   type StoredLogs,
 } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
-import type { PendingInteraction, TurnOptions, TurnStatus } from '../types.js';
+import type { ChatMessage, PendingInteraction, TurnOptions, TurnStatus } from '../types.js';
 import type { RunHead } from './api.js';
 import { pendingEntries } from './inbox.js';
 import type { PutOptions, SnapshotStore, StoredLease } from './store.js';
@@ -109,19 +110,37 @@ export async function readRun(
   const opened = openParts(row);
   const run = checkRow(loadRun(agent, opened.snapshot, options, undefined, access), version);
   const context = run.state.context;
-  if (context.messages.length !== opened.messages || context.resolved.length !== opened.resolved) {
+  // A compacted run (DESIGN §22): its messages are the window's summary, then the log from `from`.
+  const window = context.window ?? { from: 0, summary: 0 };
+  const at = opened.window ?? { from: 0, at: 0, base: 0 };
+  const inWindow = opened.messages - (at.from - at.base);
+  if (at.from !== window.from) {
+    throw new SnapshotError(
+      'SNAPSHOT_TAMPERED',
+      `Run ${runId}: its stored head puts the window at message ${at.from} of the transcript, but its snapshot at ${window.from}. Restore the row as TurnKit wrote it, or delete the run.`,
+    );
+  }
+  if (context.messages.length !== window.summary + inWindow || context.resolved.length !== opened.resolved) {
     throw new SnapshotError(
       'SNAPSHOT_INVALID',
-      `Run ${runId}: the stored logs hold ${context.messages.length} messages and ${context.resolved.length} resolved records, but its head counts ${opened.messages} and ${opened.resolved}. Restore the row as TurnKit wrote it, or delete the run.`,
+      `Run ${runId}: the stored logs hold ${context.messages.length} messages and ${context.resolved.length} resolved records, but its head counts ${window.summary + inWindow} and ${opened.resolved}. Restore the row as TurnKit wrote it, or delete the run.`,
     );
   }
   // Without a transcript text the snapshot was migrated (agent.migrate): the next write rewrites.
   const logs: StoredLogs | undefined = run.transcript && {
     layout: 2,
     messages: context.messages,
-    messagesText: row.messages,
+    messagesText: opened.windowText,
     resolved: context.resolved,
     resolvedText: row.resolved,
+    log: {
+      count: opened.messages,
+      base: at.base,
+      from: at.from,
+      at: at.at,
+      length: row.messages.length,
+      summary: window.summary,
+    },
   };
   return { run, version, lease, snapshot: opened.snapshot, ...(logs ? { logs } : {}) };
 }
@@ -266,6 +285,17 @@ export async function writeRun(
   const snapshot = encodeSnapshot(decoded, run.agent.snapshot, run.transcript);
   const { version, now } = await store.put(run.runId, snapshot, opts);
   return { version, ...(now !== undefined ? { now } : {}), snapshot: () => snapshot };
+}
+
+/**
+ * The whole transcript of a loaded run as its store keeps it (DESIGN §22, `transcript: 'full'`): a
+ * layout-2 row's transcript log; otherwise only the run's messages after its window's summary.
+ */
+export async function readTranscript(store: SnapshotStore, run: Run): Promise<ChatMessage[]> {
+  const window = run.state.context.window;
+  const row = hasParts(store) ? await store.getParts(run.runId) : null;
+  if (row && 'head' in row) return fullTranscript(row).messages;
+  return run.state.context.messages.slice(window?.summary ?? 0);
 }
 
 /** When the run's earliest pending interaction expires: what a write at rest keeps for `listExpired`. */

@@ -32,7 +32,7 @@ import { readInbox } from './inbox.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce } from './notify.js';
 import { repeatOf } from './repeats.js';
-import { readHead } from './rows.js';
+import { readHead, readTranscript } from './rows.js';
 import { stopRun } from './stop.js';
 import type { SnapshotStore } from './store.js';
 import { type Claim, isClaim, sessionTurns } from './turns.js';
@@ -200,7 +200,17 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       );
     },
     async get(runId, options = {}) {
-      return settle(current(await load(runId, options, 'assignee')), options);
+      const { transcript, ...turnOptions } = options;
+      if (transcript !== undefined && transcript !== 'window' && transcript !== 'full') {
+        throw new TurnkitError(
+          'CONFIG_INVALID',
+          `sessions.get: transcript is ${JSON.stringify(transcript)}; pass 'window' or 'full' (or leave it out).`,
+        );
+      }
+      const loaded = await load(runId, turnOptions, 'assignee');
+      const result = await settle(current(loaded), turnOptions);
+      if (transcript === 'full') result.messages = await readTranscript(store, loaded.run);
+      return result;
     },
     async getHead(runId, options = {}) {
       const head = await readHead(store, agent, runId, options);

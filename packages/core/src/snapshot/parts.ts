@@ -28,9 +28,20 @@
  * - **Append or rewrite.** A write appends when the stored row is in layout 2 and the run's
  *   transcript and records still start with exactly the entries stored (the machine only appends);
  *   anything else (a layout-1 row, a `migrate` that changed the messages) rewrites both logs.
+ * - **Compacted runs** (DESIGN §22). The transcript log keeps every message the run ever had; a
+ *   compaction never rewrites it. The run's messages are then a window: `state.context.window`
+ *   `{ from, summary }` says that they are `summary` messages not in the log (the compaction's
+ *   summary, the system messages it kept), then the full transcript from entry `from` on. The head
+ *   holds those summary messages (in its envelope, where the transcript goes back in) and its first
+ *   line `window: { from, at, base }`: `at` is where entry `from` starts in the log text, `base` the
+ *   full-transcript index of the log's first entry (0, unless a rewrite — a layout-1 row of a
+ *   compacted run — could only write the window). Assembling puts the summary, then the log from
+ *   `at`, so the snapshot (and its signature) is the window's: a resume verifies and loads what the
+ *   model sees, and the log before `from` serves the audit (`sessions.get(runId, { transcript:
+ *   'full' })`). A write after a compaction appends the new messages and moves `from` forward.
  */
 import { SnapshotError } from '../errors.js';
-import type { ResolvedRecord } from '../machine/index.js';
+import type { HistoryWindow, ResolvedRecord } from '../machine/index.js';
 import type { ChatMessage } from '../types.js';
 import type { DecodedSnapshot, SnapshotKeys } from './envelope.js';
 import { signatureOf, withSignature } from './signing.js';
@@ -54,6 +65,24 @@ export interface StoredLogs {
   resolved: readonly ResolvedRecord[];
   /** The JSON text of `resolved`, joined by `,`; unknown (undefined) for a layout-1 row. */
   resolvedText?: string;
+  /** The stored transcript log around the window (layout 2): see {@link LogWindow}. */
+  log?: LogWindow;
+}
+
+/** Where the window of a compacted run (DESIGN §22) sits in its stored transcript log. */
+export interface LogWindow {
+  /** How many entries the log holds. */
+  count: number;
+  /** The full-transcript index of the log's first entry. */
+  base: number;
+  /** The full-transcript index of the window's first message after its summary. */
+  from: number;
+  /** Where entry `from` starts in the log's text. */
+  at: number;
+  /** The length of the log's text. */
+  length: number;
+  /** How many messages at the start of the window are summary, not in the log. */
+  summary: number;
 }
 
 /** A write in layout 2: see {@link encodeParts}. */
@@ -75,6 +104,8 @@ interface HeadMeta {
   at: [number, number];
   messages: number;
   resolved: number;
+  /** A compacted run's window in the transcript log (see the file's header). */
+  window?: { from: number; at: number; base: number };
   sig?: string;
 }
 
@@ -141,41 +172,132 @@ export function encodeParts(
   if (keys.encrypt) return undefined;
   const context = decoded.state.context;
   const [before, between, after] = envelopePieces(decoded);
-  const messages = logText(context.messages, logs?.messages, logs?.messagesText);
   const resolved = logText(context.resolved, logs?.resolved, logs?.resolvedText);
-  const mode = logs?.layout === 2 && messages.appended && resolved.appended ? 'append' : 'rewrite';
+  const transcript =
+    (logs?.layout === 2 && resolved.appended && appendTranscript(context.messages, context.window, logs)) ||
+    rewriteTranscript(context.messages, context.window);
+  const mode = transcript.mode === 'append' && resolved.appended ? 'append' : 'rewrite';
+  const { log, summaryText, windowText } = transcript;
   const sig = keys.secret
-    ? signatureOf([before, messages.whole, between, resolved.whole, after], keys.secret)
+    ? signatureOf([before, windowText, between, resolved.whole, after], keys.secret)
     : undefined;
+  const windowed = context.window !== undefined || log.base > 0;
   const meta: HeadMeta = {
     layout: 2,
-    at: [before.length, before.length + between.length],
-    messages: context.messages.length,
+    at: [before.length + summaryText.length, before.length + summaryText.length + between.length],
+    messages: log.count,
     resolved: context.resolved.length,
+    ...(windowed ? { window: { from: log.from, at: log.at, base: log.base } } : {}),
     ...(sig !== undefined ? { sig } : {}),
   };
   let snapshot: string | undefined;
   return {
     write: {
-      head: `${JSON.stringify(meta)}\n${before}${between}${after}`,
+      head: `${JSON.stringify(meta)}\n${before}${summaryText}${between}${after}`,
       mode,
-      messages: mode === 'append' ? messages.added : messages.whole,
+      messages: transcript.added,
       resolved: mode === 'append' ? resolved.added : resolved.whole,
     },
     logs: {
       layout: 2,
       messages: context.messages,
-      messagesText: messages.whole,
+      messagesText: windowText,
       resolved: context.resolved,
       resolvedText: resolved.whole,
+      log,
     },
     snapshot() {
       if (snapshot === undefined) {
-        const text = `${before}${messages.whole}${between}${resolved.whole}${after}`;
+        const text = `${before}${windowText}${between}${resolved.whole}${after}`;
         snapshot = sig === undefined ? text : withSignature(text, sig);
       }
       return snapshot;
     },
+  };
+}
+
+/** The transcript part of a layout-2 write: what to send, and the log and window after it. */
+interface TranscriptWrite {
+  mode: 'append' | 'rewrite';
+  /** The log text to send: the entries added (`append`), or the whole log (`rewrite`). */
+  added: string;
+  log: LogWindow;
+  /** The JSON text of the window's summary messages, joined by `,` (kept in the head). */
+  summaryText: string;
+  /** The JSON text of the whole window (the run's messages), joined by `,`. */
+  windowText: string;
+}
+
+/** The log a write must replace: the messages after the window's summary (no older entry is known). */
+function rewriteTranscript(
+  messages: readonly ChatMessage[],
+  window: HistoryWindow | undefined,
+): TranscriptWrite {
+  const summary = window?.summary ?? 0;
+  const from = window?.from ?? 0;
+  const summaryText = entriesText(messages.slice(0, summary));
+  const logText = entriesText(summary === 0 ? messages : messages.slice(summary));
+  return {
+    mode: 'rewrite',
+    added: logText,
+    log: { count: messages.length - summary, base: from, from, at: 0, length: logText.length, summary },
+    summaryText,
+    windowText: joinLog(summaryText, logText),
+  };
+}
+
+/**
+ * Appending to the stored log: the run's messages after their summary must go on from the stored
+ * window's log entries (at `from`, moved forward by a compaction) with exactly the objects stored;
+ * undefined when they do not (then the write rewrites).
+ */
+function appendTranscript(
+  messages: readonly ChatMessage[],
+  window: HistoryWindow | undefined,
+  logs: StoredLogs,
+): TranscriptWrite | undefined {
+  const stored = logs.log ?? {
+    count: logs.messages.length,
+    base: 0,
+    from: 0,
+    at: 0,
+    length: logs.messagesText.length,
+    summary: 0,
+  };
+  const summary = window?.summary ?? 0;
+  const from = window?.from ?? 0;
+  // The stored window's messages that are log entries: full-transcript indices from stored.from on.
+  const known = logs.messages.slice(stored.summary);
+  const shift = from - stored.from;
+  if (shift < 0 || shift > known.length || messages.length - summary < known.length - shift) return undefined;
+  for (let index = known.length - 1; index >= shift; index--) {
+    if (messages[summary + index - shift] !== known[index]) return undefined;
+  }
+  const fresh = messages.slice(summary + known.length - shift);
+  const added = entriesText(fresh);
+  const length = stored.length + (stored.length > 0 && added !== '' ? 1 : 0) + added.length;
+  let at = stored.at;
+  // Entry i of the log starts after every entry before it and its comma.
+  for (let index = 0; index < shift; index++) at += JSON.stringify(known[index]).length + 1;
+  const log: LogWindow = { count: stored.count + fresh.length, base: stored.base, from, at, length, summary };
+  if (shift === 0 && summary === stored.summary && startsWith(messages, logs.messages)) {
+    // No compaction since: the window grows by the added entries.
+    return {
+      mode: 'append',
+      added,
+      log,
+      summaryText: entriesText(messages.slice(0, summary)),
+      windowText: joinLog(logs.messagesText, added),
+    };
+  }
+  // A compaction since the stored write: the window's text is written anew (O(window), once).
+  const summaryText = entriesText(messages.slice(0, summary));
+  return {
+    mode: 'append',
+    added,
+    log,
+    summaryText,
+    windowText: joinLog(summaryText, entriesText(messages.slice(summary))),
   };
 }
 
@@ -206,8 +328,15 @@ function readMeta(head: string): { meta: HeadMeta; envelope: string } {
     !count(r) ||
     m! > r! ||
     r! > envelope.length ||
-    envelope[m! - 1] !== '[' ||
+    (envelope[m! - 1] !== '[' && !(meta.window && envelope[m! - 1] === '}')) ||
     envelope[r! - 1] !== '[' ||
+    (meta.window !== undefined &&
+      (typeof meta.window !== 'object' ||
+        meta.window === null ||
+        !count(meta.window.from) ||
+        !count(meta.window.at) ||
+        !count(meta.window.base) ||
+        meta.window.base > meta.window.from)) ||
     !count(meta.messages) ||
     !count(meta.resolved) ||
     (meta.sig !== undefined && !(typeof meta.sig === 'string' && SIG.test(meta.sig)))
@@ -217,22 +346,65 @@ function readMeta(head: string): { meta: HeadMeta; envelope: string } {
   return { meta: meta as HeadMeta, envelope };
 }
 
+/** A layout-2 row opened: see {@link openParts}. */
+export interface OpenedParts {
+  /** The snapshot string (signed when the head is): a compacted run's window. */
+  snapshot: string;
+  /** The entries the head counts in the transcript log (every message kept, window or not). */
+  messages: number;
+  resolved: number;
+  /** The JSON text of the run's messages (the window), joined by `,`. */
+  windowText: string;
+  /** Where the window sits in the log (absent for a run never compacted). */
+  window?: { from: number; at: number; base: number };
+}
+
 /**
  * Assembles a layout-2 row into its snapshot string (signed when its head is), and says how many
  * entries the head counts in each log. Throws `SNAPSHOT_INVALID` for a head TurnKit did not write.
  */
-export function openParts(parts: SnapshotParts): { snapshot: string; messages: number; resolved: number } {
+export function openParts(parts: SnapshotParts): OpenedParts {
   const { meta, envelope } = readMeta(parts.head);
   if (typeof parts.messages !== 'string' || typeof parts.resolved !== 'string') {
     throw invalidParts('its logs are not text');
   }
   const [m, r] = meta.at;
-  const text = `${envelope.slice(0, m)}${parts.messages}${envelope.slice(m, r)}${parts.resolved}${envelope.slice(r)}`;
+  let windowText = parts.messages;
+  if (meta.window) {
+    const open = envelope.indexOf('"messages":[') + '"messages":['.length;
+    const summaryText = open > 0 && open <= m ? envelope.slice(open, m) : '';
+    windowText = joinLog(summaryText, parts.messages.slice(meta.window.at));
+  }
+  const start = meta.window ? envelope.indexOf('"messages":[') + '"messages":['.length : m;
+  if (start < 1 || start > m) throw invalidParts('its head does not hold the window where it says');
+  const text = `${envelope.slice(0, start)}${windowText}${envelope.slice(m, r)}${parts.resolved}${envelope.slice(r)}`;
   return {
     snapshot: meta.sig === undefined ? text : withSignature(text, meta.sig),
     messages: meta.messages,
     resolved: meta.resolved,
+    windowText,
+    ...(meta.window ? { window: meta.window } : {}),
   };
+}
+
+/**
+ * The full transcript log of a layout-2 row (DESIGN §22): every message the run kept, summaries
+ * excluded, starting at full-transcript index `base` (0 unless earlier entries were lost). Its
+ * entries are as stored: only the window's are covered by the head's signature.
+ */
+export function fullTranscript(parts: SnapshotParts): { base: number; messages: ChatMessage[] } {
+  const { meta } = readMeta(parts.head);
+  if (typeof parts.messages !== 'string') throw invalidParts('its logs are not text');
+  let messages: unknown;
+  try {
+    messages = JSON.parse(`[${parts.messages}]`);
+  } catch {
+    throw invalidParts('its transcript log is not JSON');
+  }
+  if (!Array.isArray(messages) || messages.length !== meta.messages) {
+    throw invalidParts(`its transcript log does not hold the ${meta.messages} messages its head counts`);
+  }
+  return { base: meta.window?.base ?? 0, messages: messages as ChatMessage[] };
 }
 
 /**

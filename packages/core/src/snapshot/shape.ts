@@ -178,6 +178,8 @@ const loopContext = object({
   spent: optional(spend),
   extended: optional(limits),
   budgetPause: optional(interaction),
+  // DESIGN §22: where a compacted window starts in the full transcript.
+  window: optional(object({ from: count(0), summary: count(0) })),
 });
 
 const childStateCheck = object({ value: oneOf(...stateNames), context: loopContext });
@@ -313,7 +315,12 @@ function checkStep(value: LoopStateName, context: LoopContext): string | null {
 
 /** Checks the transcript and step of a run and of every sub-agent held inside it. */
 export function checkTranscripts(context: LoopContext, value: LoopStateName): string | null {
-  const problem = checkMessages(context.messages) ?? checkStep(value, context);
+  const problem =
+    checkMessages(context.messages) ??
+    (context.window && context.window.summary > context.messages.length
+      ? 'the window counts more summary messages than the transcript holds'
+      : null) ??
+    checkStep(value, context);
   if (problem) return problem;
   for (const call of context.step ?? []) {
     const nested = call.child ? checkTranscripts(call.child.context, call.child.value) : null;
