@@ -163,6 +163,9 @@ async function longRun(store: SnapshotStore) {
   expect(window.summary).toBe(1);
   expect(full.messages.slice(window.from)).toEqual(last.messages.slice(1));
   expect(seen.at(-1)!.messages.slice(1)).toEqual(last.messages.slice(0, -1));
+  // The head alone describes the run; it counts the messages of the log, the whole transcript.
+  const head = await fresh.getHead(first.runId);
+  expect(head).toMatchObject({ status: 'completed', messageCount: full.messages.length });
   return { runId: first.runId, fresh, window };
 }
 
@@ -257,6 +260,27 @@ describe('history in store mode: the full transcript stays in the store', () => 
     expect(next.status).toBe('completed');
     expectPaired(full.messages.slice(kept.messages.length));
     parseSnapshot(last.snapshot, { secret: SECRET });
+  });
+
+  it('a snapshot whose window is malformed, or counts more summary messages than it holds, is SNAPSHOT_INVALID', async () => {
+    const agent = defineAgent({ name: 'desk', instructions: 'You keep notes.', model: noteTaker([]) });
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const run = await sessions.start('notes:0');
+    const decoded = parseSnapshot(run.snapshot);
+    const withWindow = (window: unknown) =>
+      JSON.stringify({
+        ...decoded,
+        state: { ...decoded.state, context: { ...decoded.state.context, window } },
+      });
+    expect(parseSnapshot(withWindow({ from: 3, summary: 1 })).state.context.window).toEqual({
+      from: 3,
+      summary: 1,
+    });
+    for (const window of [{ from: 0, summary: 9 }, { from: -1, summary: 0 }, { from: 1 }, 'start']) {
+      expect(() => parseSnapshot(withWindow(window)), JSON.stringify(window)).toThrow(
+        expect.objectContaining({ code: 'SNAPSHOT_INVALID' }),
+      );
+    }
   });
 
   it('refuses an unknown transcript option, saying which values it takes', async () => {
