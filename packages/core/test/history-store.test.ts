@@ -4,6 +4,7 @@
  * starts, loading builds the window (summary + log from there), `sessions.get(runId, { transcript:
  * 'full' })` returns every message kept, and tampering with the window is refused.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -281,6 +282,57 @@ describe('history in store mode: the full transcript stays in the store', () => 
         expect.objectContaining({ code: 'SNAPSHOT_INVALID' }),
       );
     }
+  });
+
+  it('any run of turns and compactions keeps every message once in the log, each call with one result (property)', async () => {
+    let compactedRuns = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.boolean(),
+        async (turns, keepRecent, drop) => {
+          const removed: ChatMessage[][] = [];
+          const agent = defineAgent({
+            name: 'desk',
+            instructions: 'You keep notes.',
+            model: noteTaker([]),
+            tools: [noteTool],
+            snapshot: { secret: SECRET },
+            history: {
+              maxTokens: 900,
+              keepRecent,
+              compact: (messages) => {
+                removed.push(messages);
+                return drop
+                  ? { role: 'system', content: `Summary ${removed.length} of ${messages.length} messages` }
+                  : `Summary ${removed.length} of ${messages.length} messages`;
+              },
+            },
+          });
+          const sessions = createSessions({ agent, store: memoryStore() });
+          let last = await sessions.start(`notes:${turns[0]}`);
+          for (const notes of turns.slice(1)) {
+            if (last.status !== 'completed') return;
+            last = await sessions.send(last.runId, `notes:${notes}`);
+          }
+          if (last.status !== 'completed') return;
+          if (removed.length > 0) compactedRuns++;
+          const full = await sessions.get(last.runId, { transcript: 'full' });
+          const summaries = (message: ChatMessage) => /^Summary \d+ of/.test(message.content ?? '');
+          expect(full.messages).toEqual([
+            ...removed.flat().filter((message) => !summaries(message)),
+            ...last.messages.filter((message) => !summaries(message)),
+          ]);
+          expectPaired(full.messages);
+          const window = parseSnapshot(last.snapshot, { secret: SECRET }).state.context.window;
+          if (window) expect(full.messages.slice(window.from)).toEqual(last.messages.slice(window.summary));
+        },
+      ),
+      { numRuns: 25 },
+    );
+    // Most generated runs compact (some more than once): the property is not vacuous.
+    expect(compactedRuns).toBeGreaterThan(5);
   });
 
   it('refuses an unknown transcript option, saying which values it takes', async () => {

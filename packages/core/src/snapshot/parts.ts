@@ -280,7 +280,7 @@ function appendTranscript(
   // Entry i of the log starts after every entry before it and its comma.
   for (let index = 0; index < shift; index++) at += JSON.stringify(known[index]).length + 1;
   const log: LogWindow = { count: stored.count + fresh.length, base: stored.base, from, at, length, summary };
-  if (shift === 0 && summary === stored.summary && startsWith(messages, logs.messages)) {
+  if (shift === 0 && summary === stored.summary && startsWith(messages, logs.messages.slice(0, summary))) {
     // No compaction since: the window grows by the added entries.
     return {
       mode: 'append',
