@@ -39,6 +39,8 @@
  *   `at`, so the snapshot (and its signature) is the window's: a resume verifies and loads what the
  *   model sees, and the log before `from` serves the audit (`sessions.get(runId, { transcript:
  *   'full' })`). A write after a compaction appends the new messages and moves `from` forward.
+ *   A store's `getParts` still returns the whole log, so a resume still reads O(history); the
+ *   signature, though, is over the window (and the resolved records) only.
  */
 import { SnapshotError } from '../errors.js';
 import type { HistoryWindow, ResolvedRecord } from '../machine/index.js';
