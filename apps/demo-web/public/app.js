@@ -7,6 +7,7 @@
 // sees the turn on the event stream (with no `state` event) and reads the run again.
 
 import { call, follow, ProblemError, useLanguage } from './api.js';
+import { budgetCard, budgetLine } from './budget.js';
 import { approvalCard, questionCard, setBusy, showError } from './cards.js';
 import { attachCountdown } from './countdown.js';
 import { h } from './dom.js';
@@ -25,6 +26,8 @@ const pendingArea = $('#pending');
 const statusLine = $('#status');
 const composer = $('#composer');
 const message = $('#message');
+const stopButton = $('#stop');
+const budgetText = $('#budget');
 
 const state = {
   runId: params.get('run'),
@@ -65,6 +68,49 @@ function applyStrings() {
 function updateStatus() {
   statusLine.textContent = state.busy ? t('thinking') : state.running ? t('working') : '';
   statusLine.classList.toggle('active', state.busy || state.running);
+  // Stop: while a turn of a known run plays (the first turn's run id comes with its answer).
+  stopButton.hidden = !(state.runId && (state.busy || state.running));
+}
+
+/** Asks the server to stop the run's turn wherever it plays; the turn's own answer shows it ended. */
+async function stopTurn() {
+  if (!state.runId) return;
+  stopButton.disabled = true;
+  stopButton.textContent = t('stopping');
+  try {
+    const view = await call('POST', `/runs/${state.runId}/stop`, { reason: t('stopReason') });
+    // A paused run stopped at once (its asks cancelled); a playing turn ends with its own answer.
+    if (view.stop === 'stopped') render(view);
+  } catch (error) {
+    flash(`${t('error')} ${error.problem?.detail ?? error.message}`);
+  } finally {
+    stopButton.disabled = false;
+    stopButton.textContent = t('stop');
+  }
+}
+
+/** The line under the transcript that says how the last turn ended, when it ended early. */
+function showTurnEnd(view) {
+  log.querySelector('.turn-end')?.remove();
+  const text =
+    view.status === 'aborted'
+      ? t('stopped')
+      : view.status === 'budget_exceeded'
+        ? t('budgetExceeded', budgetLine(view, t))
+        : '';
+  if (!text) return;
+  const line = document.createElement('p');
+  line.className = `note turn-end ${view.status}`;
+  line.setAttribute('role', 'status');
+  line.textContent = text;
+  log.append(line);
+}
+
+/** The run's spend against its budget, when it has one. */
+function showBudget(view) {
+  const text = budgetLine(view, t);
+  budgetText.hidden = !text;
+  budgetText.textContent = text ? t('budgetLine', text) : '';
 }
 
 /** A transient line in the conversation (gone with the next state). */
@@ -135,11 +181,18 @@ function render(view) {
   showTranscript(view);
   rememberQuestions(view.pending);
   offerChanges();
+  showTurnEnd(view);
+  showBudget(view);
   if (view.status === 'failed' && view.error) flash(t('failed', view.error.message));
   const ids = new Set(view.pending.map((interaction) => interaction.id));
   for (const card of pendingArea.querySelectorAll('.card')) if (!ids.has(card.dataset.id)) card.remove();
   let first = null;
-  const builders = { question: buildQuestion, approval: buildApproval, input: buildInput };
+  const builders = {
+    question: buildQuestion,
+    approval: buildApproval,
+    input: buildInput,
+    budget: buildBudget,
+  };
   for (const interaction of view.pending) {
     if (pendingArea.querySelector(`.card[data-id="${CSS.escape(interaction.id)}"]`)) continue;
     const card = builders[interaction.kind](interaction);
@@ -265,8 +318,24 @@ function buildInput(interaction) {
   return card;
 }
 
+function buildBudget(interaction) {
+  const card = budgetCard(interaction, t, {
+    onApprove: (extend) =>
+      play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, extend })),
+    onStop: () => play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id })),
+  });
+  return card;
+}
+
 /** Events that end a turn: its `state` event follows, except after a sweep (then the page reads the run). */
-const TURN_ENDS = new Set(['turn_paused', 'turn_completed', 'turn_failed', 'turn_aborted', 'turn_max_steps']);
+const TURN_ENDS = new Set([
+  'turn_paused',
+  'turn_completed',
+  'turn_failed',
+  'turn_aborted',
+  'turn_max_steps',
+  'turn_budget_exceeded',
+]);
 
 /** Live events of the run: streamed text, tools at work, timeouts, and the state after each turn. */
 function onEvent({ event, id, data }) {
@@ -323,6 +392,9 @@ composer.addEventListener('submit', (event) => {
   }
   return play(null, () => call('POST', `/runs/${state.runId}/messages`, { input }));
 });
+
+stopButton.addEventListener('click', () => void stopTurn());
+stopButton.setAttribute('aria-label', t('stopLabel'));
 
 message.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {

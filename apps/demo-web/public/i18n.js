@@ -78,6 +78,23 @@ const en = {
   timeLeft: (time) => `Time left to answer: ${time}`,
   timedOut: 'Question timed out, the agent will continue',
   timedOutNote: 'Question timed out: the agent went on without an answer',
+  stop: 'Stop',
+  stopLabel: 'Stop this turn (a tool already running finishes first)',
+  stopping: 'Stopping…',
+  stopReason: 'stopped from the page',
+  stopped:
+    'Stopped: you stopped this turn. A tool already running finished and its result is kept; send a message to go on.',
+  budgetExceeded: (spent) =>
+    `Budget exceeded: the run stopped after spending ${spent}. Send a message to ask for more.`,
+  budgetLine: (text) => `Budget: ${text}`,
+  budgetCard: 'Budget reached',
+  budgetAsk: (spent, limit, more) => `This run has spent ${spent} of ${limit}. Allow another ${more}?`,
+  budgetApprove: (more) => `Approve (+${more})`,
+  budgetStop: 'Stop',
+  unitSteps: (n) => `${n} ${n === 1 ? 'step' : 'steps'}`,
+  unitTokens: (n) => `${n} tokens`,
+  unitToolCalls: (n) => `${n} tool ${n === 1 ? 'call' : 'calls'}`,
+  unitCostUsd: (n) => `$${n.toFixed(4)}`,
 };
 
 const zh = {
@@ -157,6 +174,21 @@ const zh = {
   timeLeft: (time) => `剩余回答时间：${time}`,
   timedOut: '提问超时，Agent 将继续执行',
   timedOutNote: '提问超时：Agent 在没有回答的情况下继续执行',
+  stop: '停止',
+  stopLabel: '停止本轮（正在运行的工具会先完成）',
+  stopping: '正在停止…',
+  stopReason: '在页面上停止',
+  stopped: '已停止：你停止了本轮。正在运行的工具已完成，结果已保留；发送消息即可继续。',
+  budgetExceeded: (spent) => `超出预算：本运行已花费 ${spent}，已停止。发送消息可再次申请。`,
+  budgetLine: (text) => `预算：${text}`,
+  budgetCard: '已达预算',
+  budgetAsk: (spent, limit, more) => `本运行已花费 ${spent}（上限 ${limit}）。再允许 ${more}？`,
+  budgetApprove: (more) => `批准（+${more}）`,
+  budgetStop: '停止',
+  unitSteps: (n) => `${n} 步`,
+  unitTokens: (n) => `${n} 个 token`,
+  unitToolCalls: (n) => `${n} 次工具调用`,
+  unitCostUsd: (n) => `$${n.toFixed(4)}`,
 };
 
 export const STRINGS = { en, 'zh-CN': zh };

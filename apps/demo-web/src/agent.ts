@@ -1,6 +1,14 @@
 /** The LN2 inventory agent of the web demo, on the offline scripted model unless given a model. */
-import { type Agent, agentTool, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
+import {
+  type Agent,
+  agentTool,
+  askUserQuestion,
+  type BudgetLimits,
+  defineAgent,
+  type ModelAdapter,
+} from '@turnkit/core';
 import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
+import { countVials } from './count.js';
 import { queryInventory, thawVials } from './freezer.js';
 import { demoModel } from './script.js';
 import { createStorageAgent } from './storage.js';
@@ -18,7 +26,17 @@ export interface DemoAgentOptions {
   questionTimeoutMs?: number;
   /** A model in place of the script (`--model provider:model`), for the agent and its storage sub-agent. */
   model?: ModelAdapter;
+  /**
+   * What one run may spend across its turns (default {@link DEFAULT_BUDGET}); past it the run asks
+   * for more with a `budget` card. `null`: no budget.
+   */
+  budget?: BudgetLimits | null;
+  /** How long `count_vials` takes to count, in ms (default 2000). */
+  countMs?: number;
 }
+
+/** The demo's budget per run: 12 model calls, so the third story or so asks before going on. */
+export const DEFAULT_BUDGET: BudgetLimits = { steps: 12 };
 
 /** The seed's question timeout: five minutes. */
 export const DEFAULT_QUESTION_TIMEOUT_MS = 300_000;
@@ -42,17 +60,19 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanV
       'Look vials up with query_inventory before acting; ask with AskUserQuestion when a choice is the user’s;',
       'thaw only with thaw_vials, which the user approves, edits or rejects (it asks which box when a line is in several);',
       'a question left unanswered times out: then thaw nothing;',
-      'hand requests to store new vials to the storage agent.',
+      'hand requests to store new vials to the storage agent; count_vials counts every box (slow).',
       'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each box thawed from in this turn: cellLine, box, positions, vialsLeft or null; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
     ].join(' '),
     model: options.model ?? demoModel({ paceMs: options.paceMs ?? 35, thinkMs: options.thinkMs ?? 300 }),
     tools: [
       queryInventory,
       thawVials,
+      countVials(options.countMs),
       askUserQuestion(timeoutMs > 0 ? { timeoutMs } : {}),
       agentTool(storage, { description: 'Store new vials: pass the user’s request.', questions: 'bubble' }),
     ],
     output: ThawPlan,
     maxSteps: 8,
+    ...(options.budget === null ? {} : { budget: options.budget ?? DEFAULT_BUDGET }),
   });
 }

@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ChatMessage, ModelAdapter, ModelRequest } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
 import { sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
+import { type CountResult, isCountRequest } from './count.js';
 import { boxOf, type ThawResult } from './freezer.js';
 import { isStoreRequest, STORAGE_AGENT } from './storage.js';
 
@@ -48,6 +49,11 @@ const TEXT = {
     welcome: 'You are welcome! Ask me whenever you need vials.',
     storing: 'I will ask the storage agent to put them away.',
     storageReport: (output: string) => `The storage agent reports: ${output}`,
+    counting: 'I will count the vials box by box; this takes a moment.',
+    counted: (result: CountResult) =>
+      `Counted ${result.total} vials: ${Object.entries(result.boxes)
+        .map(([box, n]) => `${box} ${n}`)
+        .join(', ')}.`,
   },
   zh: {
     checking: '我先查一下液氮罐的库存。',
@@ -72,6 +78,11 @@ const TEXT = {
     welcome: '不客气！需要细胞时随时找我。',
     storing: '我请存储 Agent 来入库。',
     storageReport: (output: string) => `存储 Agent 回复：${output}`,
+    counting: '我逐盒清点细胞，需要一点时间。',
+    counted: (result: CountResult) =>
+      `共清点 ${result.total} 支：${Object.entries(result.boxes)
+        .map(([box, n]) => `${box} ${n} 支`)
+        .join('、')}。`,
   },
 } as const;
 
@@ -197,6 +208,10 @@ function nextMove(request: ModelRequest): Step {
     if (tool === 'AskUserQuestion') return thawStep(lang, last.content);
     if (tool === 'thaw_vials') return reportStep(lang, last.content);
     if (tool === STORAGE_AGENT) return TEXT[lang].storageReport(last.content);
+    if (tool === 'count_vials') return TEXT[lang].counted(JSON.parse(last.content) as CountResult);
+  }
+  if (last?.role === 'user' && isCountRequest(last.content)) {
+    return { text: TEXT[lang].counting, toolCalls: [{ name: 'count_vials', arguments: {} }] };
   }
   if (last?.role === 'user' && isStoreRequest(last.content)) {
     return {
