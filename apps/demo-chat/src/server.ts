@@ -9,7 +9,7 @@ import { serve } from '@hono/node-server';
 import { aiSdkProtocol } from '@turnkit/adapters/ai-sdk';
 import { fileStore } from '@turnkit/adapters/file';
 import { createHandler } from '@turnkit/adapters/http';
-import { createDemoAgent, DEFAULT_QUESTION_TIMEOUT_MS } from '@turnkit/demo-web/agent';
+import { createDemoAgent, DEFAULT_QUESTION_TIMEOUT_MS, type DemoAgentOptions } from '@turnkit/demo-web/agent';
 import { initialFreezer } from '@turnkit/demo-web/freezer';
 import { type PageFiles, pageHandler, readPage } from './page.js';
 
@@ -23,6 +23,10 @@ export interface ChatDemoOptions {
   thinkMs?: number;
   /** How long the assistant's questions wait for an answer, in ms (default five minutes; 0: no limit). */
   questionTimeoutMs?: number;
+  /** What a run may spend across its turns (default: the web demo's, 12 model calls; `null`: none). */
+  budget?: DemoAgentOptions['budget'];
+  /** How long the slow `count_vials` tool takes, in ms (default 2000). */
+  countMs?: number;
   /** What `/` serves (default: `public/` and the bundle in `dist/client/`). */
   page?: PageFiles;
   /** Where the handler reports what went wrong (default: `console.error`). */
@@ -43,6 +47,8 @@ export function createChatHandler(options: ChatDemoOptions = {}): (request: Requ
       paceMs: options.paceMs ?? 35,
       thinkMs: options.thinkMs ?? 300,
       questionTimeoutMs: options.questionTimeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS,
+      ...(options.budget !== undefined ? { budget: options.budget } : {}),
+      ...(options.countMs !== undefined ? { countMs: options.countMs } : {}),
     }),
     store: fileStore(options.dataDir ?? '.turnkit/chat-runs'),
     basePath: API,

@@ -21,7 +21,8 @@ if (!available) {
 }
 
 /** Opens pages of a fresh browser context (its own storage, like another browser) at a URL. */
-export type OpenPage = (url: string) => Promise<Page>;
+/** Opens `url` in a fresh context, in a window of `viewport` (default 900×1200). */
+export type OpenPage = (url: string, viewport?: { width: number; height: number }) => Promise<Page>;
 
 /** Starts Chromium before the file's tests and stops it after them; each test fails on a page error. */
 export function withChromium(): OpenPage {
@@ -53,8 +54,11 @@ export function withChromium(): OpenPage {
     expect(pageErrors.splice(0)).toEqual([]);
   });
 
-  return async (url) => {
-    const context = await browser!.newContext({ viewport: { width: 900, height: 1200 } });
+  return async (url, viewport = { width: 900, height: 1200 }) => {
+    const context = await browser!.newContext({
+      viewport,
+      ...(viewport.width < 600 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 3 } : {}),
+    });
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {

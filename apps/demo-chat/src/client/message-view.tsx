@@ -8,6 +8,7 @@
 import { type TurnkitMetadata, turnkitMetadataOf } from '@turnkit/adapters/ai-sdk/client';
 import { getToolName, isToolUIPart, type UIMessage } from 'ai';
 import { ApprovalCard } from './approval-card.js';
+import { BudgetCard, type BudgetInput } from './budget-card.js';
 import { FormCard, type FormInput } from './form-card.js';
 import { type Question, QuestionCard } from './question-card.js';
 
@@ -19,6 +20,8 @@ export interface Responders {
   dismiss(toolCallId: string, reason: string): void;
   /** `addToolApprovalResponse`. */
   decide(approvalId: string, approved: boolean, reason?: string): void;
+  /** A budget interaction: approve with `extend`, or (null) reject it. */
+  budget(interactionId: string, extend: BudgetInput['limit'] | null): void;
 }
 
 type Part = UIMessage['parts'][number];
@@ -26,6 +29,10 @@ type ToolPart = Extract<Part, { toolCallId: string }>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A budget interaction's synthetic part: its input is the payload `{ spent, limit }`. */
+const isBudget = (input: unknown): input is BudgetInput =>
+  isRecord(input) && isRecord(input.spent) && isRecord(input.limit);
 
 const isQuestions = (input: unknown): input is { questions: Question[] } =>
   isRecord(input) && Array.isArray(input.questions);
@@ -145,6 +152,9 @@ function ToolPartView(props: {
   }
   if (respond && tool === 'AskUserQuestion' && part.state === 'input-available') {
     const dismiss = (reason: string) => respond.dismiss(toolCallId, reason);
+    if (isBudget(part.input)) {
+      return <BudgetCard input={part.input} onDecide={(extend) => respond.budget(toolCallId, extend)} />;
+    }
     if (isQuestions(part.input)) {
       return (
         <QuestionCard
