@@ -77,6 +77,17 @@ async function models(options: CliOptions, ui: Ui): Promise<Models> {
   };
 }
 
+/**
+ * `TURNKIT_BUDGET_STEPS`: how many model calls a run may make before it asks (0: no budget);
+ * unset or not a whole number: the demo's default.
+ */
+export function budgetFromEnv(env: NodeJS.ProcessEnv): { budget?: { steps: number } | null } {
+  const text = env.TURNKIT_BUDGET_STEPS?.trim();
+  if (!text || !/^\d+$/.test(text)) return {};
+  const steps = Number(text);
+  return { budget: steps === 0 ? null : { steps } };
+}
+
 export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter): Promise<App> {
   const calls = new CallLog();
   const { model, storageModel, banner, onError } = await models(options, ui);
@@ -85,6 +96,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
     model: calls.wrap(model),
     storageModel: calls.wrap(storageModel),
     questionTimeoutMs: options.questionTimeoutMs,
+    ...budgetFromEnv(process.env),
   });
   const sessions = createSessions({ agent, store: fileStore(options.dir) });
   const printer = eventPrinter(ui, { json: options.json, calls });
@@ -106,7 +118,12 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
     modelBanner: banner,
     async turn(work) {
       const controller = new AbortController();
-      const dispose = onInterrupt(() => controller.abort());
+      // Ctrl-C once stops the turn gracefully (it ends `aborted`, saved); twice exits at once.
+      const dispose = onInterrupt(() => {
+        if (controller.signal.aborted) process.exit(130);
+        ui.print(ui.color.yellow(ui.t('stopping')));
+        controller.abort();
+      });
       try {
         return await work({ onEvent, signal: controller.signal, ...(onError ? { onError } : {}) });
       } finally {

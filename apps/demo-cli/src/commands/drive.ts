@@ -8,6 +8,8 @@
 import {
   AnswerError,
   type ApprovalPayload,
+  type BudgetLimits,
+  type BudgetPayload,
   type InputPayload,
   type PendingInteraction,
   type QuestionPayload,
@@ -16,6 +18,7 @@ import {
 } from '@turnkit/core';
 import type { ThawPlanValue } from '@turnkit/demo-models';
 import type { App } from '../app.js';
+import { budgetApproval, spendText } from '../budget.js';
 import { onInterrupt } from '../interrupt.js';
 import { planLines, readPlan } from '../plan.js';
 import {
@@ -74,6 +77,20 @@ async function collect(app: App, pending: PendingInteraction[]): Promise<Respons
       // The same response as sessions.provideInput(runId, { id, value }), sent with the others.
       if (isQuestionCancelled(filled)) responses.push({ id, type: 'cancel', reason: CANCEL_FORM_REASON });
       else responses.push({ id, type: 'input', value: filled.value });
+    } else if (interaction.kind === 'budget') {
+      // The run spent its budget: asked as an approval whose (editable) input is the extension.
+      const decision = await app.prompter.approval(
+        budgetApproval(app.ui, interaction.payload as BudgetPayload),
+        interaction.agentPath,
+      );
+      if (isStopped(decision)) return { ...decision, kind: 'approval' };
+      const rationale = decision.rationale === undefined ? {} : { rationale: decision.rationale };
+      if (decision.decision === 'reject') responses.push({ id, type: 'reject', ...rationale });
+      else {
+        const extend = (decision.editedInput ??
+          budgetApproval(app.ui, interaction.payload as BudgetPayload).input) as BudgetLimits;
+        responses.push({ id, type: 'approve', extend, ...rationale });
+      }
     } else {
       const decision = await app.prompter.approval(
         interaction.payload as ApprovalPayload,
@@ -102,6 +119,7 @@ function stopped(app: App, runId: string, how: Stop): number {
     input: 'formLeft',
     // A call in doubt (DESIGN §21) is decided like an approval.
     in_doubt: 'approvalCancelled',
+    budget: 'approvalCancelled',
   } as const;
   const key = how.stopped === 'interrupt' ? 'interrupted' : left[how.kind];
   ui.print(ui.color.yellow(ui.t(key, { runId })));
@@ -148,6 +166,9 @@ async function loop(
     app.calls.learn(result.messages);
     const { runId } = result;
     track(runId);
+    // The status line of a run with a budget: what it has spent against its limits.
+    const spend = spendText(ui, result.spend, result.budget);
+    if (spend && result.status !== 'budget_exceeded') ui.print(color.dim(t('budgetLine', { spend })));
     switch (result.status) {
       case 'needs_input': {
         const expired: TimedOut = { timedOut: true };
@@ -169,8 +190,13 @@ async function loop(
         }
         break;
       }
+      case 'budget_exceeded':
       case 'completed': {
-        printOutput(app, result);
+        if (result.status === 'completed') printOutput(app, result);
+        else {
+          const spend = spendText(ui, result.spend, result.budget);
+          ui.print(color.yellow(t('budgetExceeded', { runId, spend })));
+        }
         const message = await prompter.message();
         if (isStopped(message) || message === '') {
           ui.print(color.dim(t('finished', { runId })));

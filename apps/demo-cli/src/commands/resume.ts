@@ -6,6 +6,7 @@
 import { ConflictError, type SessionResult, StateError } from '@turnkit/core';
 import type { ThawPlanValue } from '@turnkit/demo-models';
 import type { App } from '../app.js';
+import { spendText } from '../budget.js';
 import { readPlan } from '../plan.js';
 import { safeLine } from '../sanitize.js';
 import { truncate } from '../text.js';
@@ -48,6 +49,8 @@ function recap(app: App, result: SessionResult<ThawPlanValue>): void {
   }
   if (agent && result.status !== 'completed')
     ui.print(ui.color.dim(`${ui.t('agent')} › ${truncate(safeLine(agent), ui.width - 8)}`));
+  const spend = spendText(ui, result.spend, result.budget);
+  if (spend) ui.print(ui.color.dim(ui.t('budgetLine', { spend })));
 }
 
 export async function resume(app: App, runId: string | undefined): Promise<number> {

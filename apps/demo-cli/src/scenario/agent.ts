@@ -5,7 +5,14 @@
  * and goes on. Its final answer is a thaw plan (`output: ThawPlan` of `@turnkit/demo-models`): JSON
  * the scripted model writes and a real model is asked for as structured output.
  */
-import { type Agent, agentTool, askUserQuestion, defineAgent, type ModelAdapter } from '@turnkit/core';
+import {
+  type Agent,
+  agentTool,
+  askUserQuestion,
+  type BudgetLimits,
+  defineAgent,
+  type ModelAdapter,
+} from '@turnkit/core';
 import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
 import { queryInventory, recordThaw } from './inventory.js';
@@ -35,7 +42,12 @@ export interface AgentOptions {
   storageModel: ModelAdapter;
   /** How long the lead's questions wait for an answer; no limit when unset or 0. */
   questionTimeoutMs?: number;
+  /** What one run may spend across its turns (DESIGN §20; default {@link DEFAULT_BUDGET}, null: none). */
+  budget?: BudgetLimits | null;
 }
+
+/** The demo's budget per run: 30 model calls; past them the run asks before spending more. */
+export const DEFAULT_BUDGET: BudgetLimits = { steps: 30 };
 
 /**
  * The agent on `model`; its storage sub-agent runs on `storageModel` (the offline storage script,
@@ -60,5 +72,6 @@ export function createAgent(options: AgentOptions): Agent<ThawPlanValue> {
     // The final answer is a typed thaw plan: result.output is a ThawPlanValue (issue 30).
     output: ThawPlan,
     maxSteps: 12,
+    ...(options.budget === null ? {} : { budget: options.budget ?? DEFAULT_BUDGET }),
   });
 }
