@@ -135,6 +135,40 @@ describe('unreadable snapshots', () => {
     expect((error as Error).message).toContain('versions 1 to 2');
   });
 
+  it('names the path of the first field that does not fit, in a nested step or at the top', async () => {
+    const { result } = await pausedOnQuestion();
+    // biome-ignore lint/suspicious/noExplicitAny: the test edits the parsed JSON at any depth
+    const broken = (edit: (envelope: Record<string, any>) => void) => {
+      const envelope = JSON.parse(result.snapshot);
+      edit(envelope);
+      return JSON.stringify(envelope);
+    };
+    const messageOf = (text: string) => {
+      try {
+        parseSnapshot(text);
+        return 'parsed';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(messageOf(broken((e) => (e.turn = 'one')))).toContain(
+      '(turn: expected an integer >= 0, got string)',
+    );
+    expect(messageOf(broken((e) => (e.state = null)))).toContain('(state: expected an object, got null)');
+    expect(messageOf(broken((e) => (e.state.context.step[0].status = 'later')))).toContain(
+      '(state.context.step[0].status: expected one of "queued", "approved", "pending", "resuming", "done")',
+    );
+    expect(
+      messageOf(broken((e) => (e.state.context.step[0].interaction.questions[0].options[1].label = 7))),
+    ).toContain(
+      '(state.context.step[0].interaction.questions[0].options[1].label: expected a string, got number)',
+    );
+    expect(messageOf(broken((e) => (e.state.context.step[0].interaction.limits = { a: 'x' })))).toContain(
+      '(state.context.step[0].interaction.limits.a: expected a number, got string)',
+    );
+    expect(messageOf(broken((e) => (e.context = { json: 1, meta: 2 })))).toBe('parsed');
+  });
+
   it('refuses a transcript with an impossible message', async () => {
     const { agent, result } = await pausedOnQuestion();
     const envelope = JSON.parse(result.snapshot);

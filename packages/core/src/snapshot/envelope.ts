@@ -157,8 +157,8 @@ function checkClearHeader(header: Record<string, unknown>, envelope: Record<stri
 
 /** Shape check of an envelope (after signature, format and any migration). */
 export function checkShape(envelope: unknown): DecodedSnapshot {
-  const problem = checkEnvelope(envelope, 'envelope');
-  if (problem) throw invalidSnapshot(problem.replace(/^envelope\./, ''));
+  const problem = checkEnvelope(envelope);
+  if (problem) throw invalidSnapshot(problem);
   const checked = envelope as Record<string, unknown> & Omit<DecodedSnapshot, 'format'>;
   const state = checked.state as DecodedSnapshot['state'];
   const consistency = checkTranscripts(state.context, state.value);

@@ -19,68 +19,71 @@ export const stateNames = [
   'budgetExceeded',
 ] as const;
 
-/** Checks one value at `path`: null when it fits, else what is wrong. Nothing is copied. */
-type Check = (value: unknown, path: string) => string | null;
+/**
+ * Checks one value: null when it fits, else what is wrong, starting with where below the value
+ * (`.key`, `[index]`, or nothing for the value itself) then `: `. The path is built only on the
+ * way back up from a problem, so a snapshot that fits allocates nothing here (it used to build a
+ * path string for every field it checked). Nothing is copied.
+ */
+type Check = (value: unknown) => string | null;
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
-const fail = (path: string, expected: string, value: unknown) =>
-  `${path}: expected ${expected}, got ${kind(value)}`;
+const fail = (expected: string, value: unknown) => `: expected ${expected}, got ${kind(value)}`;
 
-const string: Check = (value, path) => (typeof value === 'string' ? null : fail(path, 'a string', value));
-const boolean: Check = (value, path) => (typeof value === 'boolean' ? null : fail(path, 'a boolean', value));
+const string: Check = (value) => (typeof value === 'string' ? null : fail('a string', value));
+const boolean: Check = (value) => (typeof value === 'boolean' ? null : fail('a boolean', value));
 const count =
   (min: number): Check =>
-  (value, path) =>
-    Number.isSafeInteger(value) && (value as number) >= min
-      ? null
-      : fail(path, `an integer >= ${min}`, value);
+  (value) =>
+    Number.isSafeInteger(value) && (value as number) >= min ? null : fail(`an integer >= ${min}`, value);
 const oneOf =
   (...allowed: readonly unknown[]): Check =>
-  (value, path) =>
+  (value) =>
     allowed.includes(value)
       ? null
-      : `${path}: expected one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}`;
+      : `: expected one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}`;
 const nullable =
   (check: Check): Check =>
-  (value, path) =>
-    value === null ? null : check(value, path);
+  (value) =>
+    value === null ? null : check(value);
 const optional =
   (check: Check): Check =>
-  (value, path) =>
-    value === undefined ? null : check(value, path);
+  (value) =>
+    value === undefined ? null : check(value);
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const object =
-  (fields: Record<string, Check>): Check =>
-  (value, path) => {
-    if (!isObject(value)) return fail(path, 'an object', value);
-    for (const key in fields) {
-      const problem = fields[key]!(value[key], `${path}.${key}`);
-      if (problem) return problem;
+const object = (fields: Record<string, Check>): Check => {
+  const entries = Object.entries(fields);
+  return (value) => {
+    if (!isObject(value)) return fail('an object', value);
+    for (const [key, check] of entries) {
+      const problem = check(value[key]);
+      if (problem) return `.${key}${problem}`;
     }
     return null;
   };
+};
 const arrayOf =
   (item: Check): Check =>
-  (value, path) => {
-    if (!Array.isArray(value)) return fail(path, 'an array', value);
+  (value) => {
+    if (!Array.isArray(value)) return fail('an array', value);
     for (let index = 0; index < value.length; index++) {
-      const problem = item(value[index], `${path}[${index}]`);
-      if (problem) return problem;
+      const problem = item(value[index]);
+      if (problem) return `[${index}]${problem}`;
     }
     return null;
   };
 const recordOf =
   (item: Check): Check =>
-  (value, path) => {
-    if (!isObject(value)) return fail(path, 'an object', value);
+  (value) => {
+    if (!isObject(value)) return fail('an object', value);
     for (const key of Object.keys(value)) {
-      const problem = item(value[key], `${path}.${key}`);
-      if (problem) return problem;
+      const problem = item(value[key]);
+      if (problem) return `.${key}${problem}`;
     }
     return null;
   };
-const number: Check = (value, path) => (typeof value === 'number' ? null : fail(path, 'a number', value));
+const number: Check = (value) => (typeof value === 'number' ? null : fail('a number', value));
 const any: Check = () => null;
 
 /** A superjson result (`{ json, meta? }`), as the application context and a tool's ask state are kept. */
@@ -95,10 +98,10 @@ const question = object({
   multiSelect: boolean,
 });
 
-const nonNegative: Check = (value, path) =>
+const nonNegative: Check = (value) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0
     ? null
-    : fail(path, 'a finite number >= 0', value);
+    : fail('a finite number >= 0', value);
 
 /** Budget limits (DESIGN §20): each optional. */
 const limits = object({
@@ -144,7 +147,7 @@ const interaction = object({
 });
 
 // Declared before use through a function, because a sub-agent's state holds a whole loop context.
-const childState: Check = (value, path) => childStateCheck(value, path);
+const childState: Check = (value) => childStateCheck(value);
 
 const stepCall = object({
   toolCallId: string,
@@ -160,7 +163,7 @@ const stepCall = object({
 
 const loopContext = object({
   // Checked element by element in checkMessages: the transcript is most of a snapshot.
-  messages: (value, path) => (Array.isArray(value) ? null : fail(path, 'an array', value)),
+  messages: (value) => (Array.isArray(value) ? null : fail('an array', value)),
   step: nullable(arrayOf(stepCall)),
   resolved: arrayOf(
     object({
@@ -184,13 +187,21 @@ const loopContext = object({
 
 const childStateCheck = object({ value: oneOf(...stateNames), context: loopContext });
 
-/** The envelope of a snapshot (after its signature or decryption, and its format and version). */
-export const checkEnvelope: Check = object({
+/**
+ * The envelope of a snapshot (after its signature or decryption, and its format and version): null
+ * when it fits, else `<path>: expected …` (the path from the envelope, `envelope` for itself).
+ */
+export function checkEnvelope(envelope: unknown): string | null {
+  const problem = envelopeCheck(envelope);
+  if (problem === null) return null;
+  return problem.startsWith('.') ? problem.slice(1) : `envelope${problem}`;
+}
+
+const envelopeCheck: Check = object({
   version: oneOf(1, 2),
   agent: string,
   agentVersion: string,
-  runId: (value, path) =>
-    typeof value === 'string' && value !== '' ? null : fail(path, 'a non-empty string', value),
+  runId: (value) => (typeof value === 'string' && value !== '' ? null : fail('a non-empty string', value)),
   turn: count(0),
   seq: count(0),
   row: optional(count(1)),
