@@ -49,8 +49,8 @@ export { toolErrorResult } from './results.js';
 export type {
   ForkAt,
   ForkRequest,
-  HistoryPoint,
   GetOptions,
+  HistoryPoint,
   InboxFilter,
   InboxItem,
   InboxPage,

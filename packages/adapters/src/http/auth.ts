@@ -10,6 +10,9 @@ import { cors } from 'hono/cors';
 import { safeEqual } from './crypto.js';
 import { problemBody, problemResponse } from './problem.js';
 
+/** The handler's Hono environment: the principal `authorize` named, if any. */
+export type HandlerEnv = { Variables: { principal: string | undefined } };
+
 /**
  * Every route name `authorize` can be asked about: a closed list, so an app can switch over it.
  * `aiSdk`, `agUi` and `mcp` are the protocol mounts of `createHandler({ protocols })`.

@@ -6,8 +6,8 @@
  */
 import { type InboxFilter, type InboxPage, TurnkitError } from '@turnkit/core';
 import type { Hono, MiddlewareHandler } from 'hono';
+import type { HandlerEnv } from './auth.js';
 import { HttpProblem } from './problem.js';
-import type { HandlerEnv } from './routes.js';
 
 /** Most items one page may ask for (`?limit=`). */
 const MAX_LIMIT = 500;

@@ -23,6 +23,7 @@ import {
   toView,
 } from '../events/index.js';
 import type { TurnQueue } from '../queue/index.js';
+import type { HandlerEnv } from './auth.js';
 import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
 import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
@@ -33,8 +34,7 @@ import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
 import { sseResponse } from './sse.js';
 import { stopRoute } from './stop.js';
 
-/** The handler's Hono environment: the principal `authorize` named, if any. */
-export type HandlerEnv = { Variables: { principal: string | undefined } };
+export type { HandlerEnv } from './auth.js';
 
 /** What the routes need from the handler. */
 export interface RouteDeps {

@@ -14,8 +14,13 @@ import type {
 } from '../types.js';
 import type { InboxFilter, InboxPage } from './inbox.js';
 import type { AnswerLinkOptions } from './links.js';
-import type { OnInteraction } from './notify.js';
 import type { SnapshotStore } from './store.js';
+
+/** Called once per new pending interaction after its pause is stored (at least once). */
+export type OnInteraction = (
+  pending: PendingInteraction,
+  run: SessionResult<unknown>,
+) => void | Promise<void>;
 
 /** A turn result plus the version under which the store now holds the run. */
 export type SessionResult<TOutput = string> = TurnResult<TOutput> & {

@@ -3,8 +3,9 @@
 export type {
   ForkAt,
   ForkRequest,
-  HistoryPoint,
   GetOptions,
+  HistoryPoint,
+  OnInteraction,
   PlayOptions,
   PointReason,
   RunHead,
@@ -23,7 +24,6 @@ export type {
 export type { InboxFilter, InboxItem, InboxPage } from './inbox.js';
 export type { AnswerLinkOptions, LinkResponse } from './links.js';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.js';
-export type { OnInteraction } from './notify.js';
 export { createSessions, TAKEOVER_SEQ_GAP } from './sessions.js';
 export {
   checkLeaseMs,

@@ -10,17 +10,11 @@ import { ConflictError } from '../errors.js';
 import { type Run, stateOf } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
 import type { StoredLogs } from '../snapshot/index.js';
-import type { PendingInteraction, TurnOptions } from '../types.js';
-import type { SessionResult } from './api.js';
+import type { TurnOptions } from '../types.js';
+import type { OnInteraction, SessionResult } from './api.js';
 import { earliestExpiry, writeRun } from './rows.js';
 import type { SnapshotStore } from './store.js';
 import { originOf, sessionResult } from './turns.js';
-
-/** Called once per new pending interaction after its pause is stored (at least once). */
-export type OnInteraction = (
-  pending: PendingInteraction,
-  run: SessionResult<unknown>,
-) => void | Promise<void>;
 
 /**
  * Announces the pending interactions of `result`'s run that were not announced yet, then records
