@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   createSessions,
+  defineAgent,
   memoryStore,
   type OnInteraction,
   type PendingInteraction,
   type SnapshotStore,
 } from '../src/index.js';
+import { scriptedModel } from '../src/testing/index.js';
 import { ask, makeAgent } from './helpers.js';
 
 const authQuestion = { question: 'Which auth method?', header: 'Auth', options: ['JWT', 'OAuth'] };
@@ -104,5 +106,77 @@ describe('onInteraction', () => {
     fail = false;
     await sessions.expire(started.runId);
     expect(seen).toEqual([started.pending[0]!.id]);
+  });
+});
+
+describe('onInteraction as an agent option', () => {
+  /** Question, then an approval, then done; the agent announces through `onInteraction`. */
+  const announcingAgent = (onInteraction: OnInteraction) =>
+    makeAgent([{ toolCalls: [ask([authQuestion])] }, { toolCalls: [thaw] }, 'done'], { onInteraction });
+
+  it('is called once per new pending interaction when the sessions give none', async () => {
+    const announced: { id: string; kind: string; version: number }[] = [];
+    const sessions = createSessions({
+      agent: announcingAgent((pending, run) => {
+        announced.push({ id: pending.id, kind: pending.kind, version: run.version });
+      }),
+      store: memoryStore(),
+    });
+    const started = await sessions.start('go');
+    await sessions.get(started.runId);
+    const approval = await sessions.answer(started.runId, { answers: 'JWT' });
+    await sessions.approve(started.runId);
+    expect(announced.map(({ id, kind }) => ({ id, kind }))).toEqual([
+      { id: started.pending[0]!.id, kind: 'question' },
+      { id: approval.pending[0]!.id, kind: 'approval' },
+    ]);
+  });
+
+  it("gives way to the sessions' own onInteraction", async () => {
+    const byAgent: string[] = [];
+    const bySessions: string[] = [];
+    const sessions = createSessions({
+      agent: announcingAgent((pending) => {
+        byAgent.push(pending.id);
+      }),
+      store: memoryStore(),
+      onInteraction: (pending) => {
+        bySessions.push(pending.id);
+      },
+    });
+    const started = await sessions.start('go');
+    expect(bySessions).toEqual([started.pending[0]!.id]);
+    expect(byAgent).toEqual([]);
+  });
+
+  it('is called by the next call on the run when the process died between the write and the call', async () => {
+    const { store, state } = dyingStore();
+    const announced: string[] = [];
+    const agent = announcingAgent((pending) => {
+      announced.push(pending.id);
+    });
+    state.dieAfterPause = true;
+    await expect(
+      createSessions({ agent, store }).start({ input: 'go', runId: 'run_agent_crash' }),
+    ).rejects.toThrow('died');
+    expect(announced).toEqual([]);
+    // Another process, same agent: its first call on the run makes the announcement, once.
+    const other = createSessions({ agent, store });
+    const stored = await other.get('run_agent_crash');
+    expect(announced).toEqual([stored.pending[0]!.id]);
+    await other.get('run_agent_crash');
+    expect(announced).toHaveLength(1);
+  });
+
+  it('is refused with CONFIG_INVALID when it is not a function', () => {
+    const define = () =>
+      defineAgent({
+        name: 'inventory',
+        instructions: 'x',
+        model: scriptedModel(['done']),
+        onInteraction: 'https://example.com/hook' as unknown as OnInteraction,
+      });
+    expect(define).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(define).toThrow(/onInteraction must be a function/);
   });
 });

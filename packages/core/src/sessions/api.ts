@@ -3,7 +3,7 @@
  * what they return. `sessions.ts` implements them.
  */
 import type { ResponseInput } from '../interpreter/index.js';
-import type { Agent } from '../tools/index.js';
+import type { Agent, OnInteraction } from '../tools/index.js';
 import type {
   BudgetLimits,
   ChatMessage,
@@ -15,12 +15,6 @@ import type {
 import type { InboxFilter, InboxPage } from './inbox.js';
 import type { AnswerLinkOptions } from './links.js';
 import type { SnapshotStore } from './store.js';
-
-/** Called once per new pending interaction after its pause is stored (at least once). */
-export type OnInteraction = (
-  pending: PendingInteraction,
-  run: SessionResult<unknown>,
-) => void | Promise<void>;
 
 /** A turn result plus the version under which the store now holds the run. */
 export type SessionResult<TOutput = string> = TurnResult<TOutput> & {
@@ -327,6 +321,7 @@ export interface SessionsConfig<TOutput = string> {
    * e-mail, post the chat message. At least once: if the process dies between the write and the
    * call, the next call on that run (`get`, a response, `sweep`…) makes it; dedupe on the
    * interaction id. A throw is passed to the call's `onError`, and the call is made again later.
+   * Wins over the agent's own `onInteraction` (`defineAgent`), which is used when this is absent.
    */
   onInteraction?: OnInteraction;
 }

@@ -4,17 +4,35 @@
  * that finds a run at rest with pending ids it has not announced — the call that paused it, or the
  * next call of any kind (`get`, `sweep`…) when a process died between the write and the
  * announcement — calls `onInteraction` for each, then records them with a compare-and-set write.
- * Two calls racing may both announce an id: the interaction id is the key to dedupe on.
+ * Two calls racing may both announce an id: the interaction id is the key to dedupe on. The
+ * sessions' own `onInteraction` wins over the agent's (`defineAgent({ onInteraction })`).
  */
-import { ConflictError } from '../errors.js';
+import { ConflictError, TurnkitError } from '../errors.js';
 import { type Run, stateOf } from '../interpreter/index.js';
 import { pendingInteractions } from '../machine/index.js';
 import type { StoredLogs } from '../snapshot/index.js';
+import type { OnInteraction } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
-import type { OnInteraction, SessionResult } from './api.js';
+import type { SessionResult } from './api.js';
 import { earliestExpiry, writeRun } from './rows.js';
 import type { SnapshotStore } from './store.js';
 import { originOf, sessionResult } from './turns.js';
+
+export type { OnInteraction };
+
+/**
+ * The `onInteraction` sessions call: their own (`createSessions`, or `createHandler` through them)
+ * wins over the agent's `onInteraction`; undefined when neither has one.
+ */
+export function onInteractionOf(
+  configured: OnInteraction | undefined,
+  agentOption: OnInteraction | undefined,
+): OnInteraction | undefined {
+  if (configured !== undefined && typeof configured !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', 'createSessions: onInteraction must be a function.');
+  }
+  return configured ?? agentOption;
+}
 
 /**
  * Announces the pending interactions of `result`'s run that were not announced yet, then records

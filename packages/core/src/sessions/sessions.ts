@@ -30,7 +30,7 @@ import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './
 import { forkRun, historyOf } from './history.js';
 import { readInbox } from './inbox.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
-import { announce } from './notify.js';
+import { announce, onInteractionOf } from './notify.js';
 import { repeatOf } from './repeats.js';
 import { readHead, readTranscript } from './rows.js';
 import { stopRun } from './stop.js';
@@ -72,10 +72,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   }
   const turns = sessionTurns(agent, store, leaseMs);
   const { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy } = turns;
-  const { onInteraction } = config;
-  if (onInteraction !== undefined && typeof onInteraction !== 'function') {
-    throw new TurnkitError('CONFIG_INVALID', 'createSessions: onInteraction must be a function.');
-  }
+  const onInteraction = onInteractionOf(config.onInteraction, agent.onInteraction);
   const announcing = new Set<string>();
   /** Every call ends here: pending interactions its run has not announced yet are announced. */
   const settle = async (

@@ -84,6 +84,12 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   if (config.toolErrorMessage !== undefined && typeof config.toolErrorMessage !== 'function') {
     throw new TurnkitError('CONFIG_INVALID', `Agent ${config.name}: toolErrorMessage must be a function.`);
   }
+  if (config.onInteraction !== undefined && typeof config.onInteraction !== 'function') {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${config.name}: onInteraction must be a function of (pending, run).`,
+    );
+  }
   if (typeof config.instructions !== 'string' && typeof config.instructions !== 'function') {
     throw new TurnkitError(
       'CONFIG_INVALID',

@@ -13,11 +13,13 @@ import type {
   ModelAdapter,
   ModelPrice,
   ModelSettings,
+  PendingInteraction,
   Question,
   QuestionContext,
   ResponseFormat,
   Telemetry,
   ToolSpec,
+  TurnResult,
 } from '../types.js';
 import type { HistoryOptions } from './history-config.js';
 
@@ -299,6 +301,15 @@ export type Instructions =
       make(ctx: InstructionsContext): string | Promise<string>;
     }['make'];
 
+/**
+ * Called once per new pending interaction after its pause is stored (DESIGN §20), at least once:
+ * dedupe on `pending.id`. `run` is the run as the store holds it (a sessions `SessionResult`).
+ */
+export type OnInteraction = (
+  pending: PendingInteraction,
+  run: TurnResult<unknown> & { version: number },
+) => void | Promise<void>;
+
 /** Configuration of {@link defineAgent}; `TOutput` is what its `output` schema parses to. */
 export interface AgentConfig<TOutput = string> {
   /** Identifies the agent in snapshots, events and `agentPath`; a resume with another name is refused. */
@@ -370,6 +381,14 @@ export interface AgentConfig<TOutput = string> {
    * model then hold the summary and the recent messages. See {@link HistoryOptions}.
    */
   history?: HistoryOptions;
+  /**
+   * Sessions and the HTTP handler in store mode (DESIGN §20): called once per new pending
+   * interaction of this agent's runs, after the pause is stored — send the e-mail, post the chat
+   * message. At least once: dedupe on the interaction id. Used when `createSessions` or
+   * `createHandler` gives no `onInteraction` of its own (theirs wins); only the root agent's
+   * counts (a sub-agent's asks are the root run's). `runTurn` alone stores nothing and never calls it.
+   */
+  onInteraction?: OnInteraction;
 }
 
 /** An agent made by {@link defineAgent}; `TOutput` is the type of its completed `TurnResult.output`. */
