@@ -118,6 +118,7 @@ interface ReadRow {
  * CREATE INDEX IF NOT EXISTS turnkit_runs_pending_principal_idx
  *   ON turnkit_runs_pending (principal, asked_ms, run_id, id);
  * CREATE INDEX IF NOT EXISTS turnkit_runs_pending_assignees_idx ON turnkit_runs_pending USING gin (assignees);
+ * CREATE INDEX IF NOT EXISTS turnkit_runs_pending_kind_idx ON turnkit_runs_pending (kind, asked_ms, run_id, id);
  * ALTER TABLE … ALTER COLUMN … SET COMPRESSION lz4; -- snapshot, messages, resolved, where the server supports it
  * ```
  *
@@ -380,6 +381,10 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       );
       await pool.query(
         `CREATE INDEX IF NOT EXISTS ${bare}_pending_assignees_idx ON ${pendingTable} USING gin (assignees)`,
+      );
+      // A kind's first page in page order, without reading and sorting every ask of that kind.
+      await pool.query(
+        `CREATE INDEX IF NOT EXISTS ${bare}_pending_kind_idx ON ${pendingTable} (kind, asked_ms, run_id, id)`,
       );
       // Compressing the large text columns dominates each write; lz4 (PostgreSQL 14+, when built
       // with it) halves a 1000-message write against the default pglz. Older servers keep pglz.
