@@ -5,7 +5,6 @@ export type {
   ForkRequest,
   GetOptions,
   HistoryPoint,
-  OnInteraction,
   PlayOptions,
   PointReason,
   RunHead,
@@ -24,6 +23,7 @@ export type {
 export type { InboxFilter, InboxItem, InboxPage } from './inbox.js';
 export type { AnswerLinkOptions, LinkResponse } from './links.js';
 export { type MemoryStoreOptions, memoryStore } from './memory-store.js';
+export type { OnInteraction } from './notify.js';
 export { createSessions, TAKEOVER_SEQ_GAP } from './sessions.js';
 export {
   checkLeaseMs,
