@@ -46,6 +46,7 @@ describe('createSessions', () => {
     const sessions = createSessions({ agent, store });
     const r1 = await sessions.start('go');
     expect(r1.status).toBe('needs_input');
+    // The first start of these sessions is claimed: they know no store clock yet (issue 35).
     expect(r1.version).toBe(2);
     counts.get = 0;
     counts.put = 0;
@@ -58,6 +59,77 @@ describe('createSessions', () => {
     expect(stored.status).toBe('completed');
     expect(stored.snapshot).toBe(r2.snapshot);
     expect(log).toEqual(['K562']);
+  });
+
+  it('writes a new run once, when its turn rests; a run id the caller chose is claimed first (issue 35)', async () => {
+    const { store, counts } = countingStore();
+    const sessions = createSessions({ agent: makeAgent(['hi']), store });
+    // The first start is claimed first: its write tells the sessions the store's clock.
+    expect((await sessions.start('warm up')).version).toBe(2);
+    counts.put = 0;
+    const done = await sessions.start('hello');
+    expect(done.status).toBe('completed');
+    expect(counts).toEqual({ get: 0, put: 1 });
+    expect((await store.get(done.runId))?.lease).toBeNull();
+    counts.put = 0;
+    const given = await sessions.start({ input: 'hello', runId: 'run_given_35' });
+    expect(given.status).toBe('completed');
+    expect(counts.put).toBe(2);
+  });
+
+  it('refuses a new run whose id is stored already, at its insert, with nothing stored over it (issue 35)', async () => {
+    // Row layout 1, so every write is a `put`.
+    const { getParts: _getParts, putParts: _putParts, getHead: _getHead, ...inner } = memoryStore();
+    let inserts = 0;
+    // Every id after the first is taken: the insert (expected version null) is what refuses it.
+    const taken: SnapshotStore = {
+      ...inner,
+      put: async (runId, snapshot, opts) => {
+        if (opts.expectedVersion === null && ++inserts > 1)
+          await inner.put(runId, 'theirs', { expectedVersion: null });
+        return inner.put(runId, snapshot, opts);
+      },
+    };
+    const sessions = createSessions({ agent: makeAgent(['hi']), store: taken });
+    // The first start is claimed; the second is refused at its one insert, when its turn rests.
+    expect((await sessions.start('warm up')).status).toBe('completed');
+    const error = await sessions.start('hello').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as Error).message).toMatch(/already exists.*new id/);
+  });
+
+  it('stores nothing of a new run until its turn rests: a stop meanwhile finds no run (issue 35)', async () => {
+    const { store } = countingStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calling: () => void = () => undefined;
+    const called = new Promise<void>((resolve) => {
+      calling = resolve;
+    });
+    let calls = 0;
+    // The script plays step 1 on every start: the second start's model call waits at the gate.
+    const agent = makeAgent([
+      async () => {
+        if (++calls === 1) return 'first';
+        calling();
+        await gate;
+        return 'hi';
+      },
+    ]);
+    const sessions = createSessions({ agent, store });
+    await sessions.start('warm up');
+    const runIds: string[] = [];
+    const playing = sessions.start('hello', { onEvent: (event) => runIds.push(event.runId) });
+    await called;
+    expect(await store.get(runIds[0]!)).toBeNull();
+    const stop = await sessions.stop(runIds[0]!).catch((caught: unknown) => caught);
+    expect((stop as StateError).code).toBe('RUN_NOT_FOUND');
+    release();
+    const done = await playing;
+    expect(done.status).toBe('completed');
+    expect((await store.get(done.runId))?.version).toBe(1);
   });
 
   it('throws RUN_NOT_FOUND for an unknown run id', async () => {

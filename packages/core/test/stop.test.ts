@@ -12,7 +12,7 @@ import {
   memoryStore,
   type SnapshotStore,
 } from '../src/index.js';
-import { holdRun } from '../src/sessions/lease.js';
+import { holdRun, stopCheckMs } from '../src/sessions/lease.js';
 import { codeOf, expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
 
 /** A tool that waits until `release()` (so a stop can arrive while it runs), then a model that would call it again. */
@@ -60,6 +60,8 @@ const approvalAgent = () =>
     'Done.',
   ]);
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('sessions.stop', () => {
   it('ends a turn another worker plays before its next model call; the running tool finishes and its result is kept', async () => {
     const store = memoryStore();
@@ -73,6 +75,8 @@ describe('sessions.stop', () => {
     const requested = await createSessions({ agent, store }).stop(runId, { reason: 'wrong vial' });
     expect(requested.stop).toBe('requested');
     expect(requested.status).toBe('running');
+    // The bound on a stop: no call starts more than stopCheckMs after it (lease.ts).
+    await sleep(stopCheckMs(60_000) + 20);
     release();
     const result = await playing;
     expect(result.status).toBe('aborted');
@@ -95,6 +99,7 @@ describe('sessions.stop', () => {
     const playing = sessions.start('thaw one', { onEvent: (event) => events.push(event) });
     await running;
     await sessions.stop(events[0]!.runId);
+    await sleep(stopCheckMs(60_000) + 20);
     release();
     const stopped = await playing;
     expect(stopped.status).toBe('aborted');
@@ -260,8 +265,6 @@ describe('sessions.stop', () => {
 });
 
 describe('a hold on a run (lease.ts) and stop marks', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it('sees a stop mark at a renewal tick: it no longer holds, yet has not lost the run', async () => {
     const store = memoryStore();
     await store.put('run_tick', '{}', { expectedVersion: null, lease: { owner: 'w', ms: 30 } });
@@ -285,7 +288,7 @@ describe('a hold on a run (lease.ts) and stop marks', () => {
     }
   });
 
-  it('asks a store that keeps stop marks before each call, and no other store while its lease is fresh', async () => {
+  it('asks a store that keeps stop marks before a call once its last answer is older than stopCheckMs, and no other store while its lease is fresh', async () => {
     const marked = memoryStore();
     let renewals = 0;
     const counting: SnapshotStore = {
@@ -296,8 +299,10 @@ describe('a hold on a run (lease.ts) and stop marks', () => {
       },
     };
     const { requestStop: _none, ...plain } = counting;
+    expect(stopCheckMs(60_000)).toBe(250);
+    expect(stopCheckMs(1_000)).toBe(100);
     for (const [store, expected] of [
-      [counting, 3],
+      [counting, 2],
       [plain, 0],
     ] as const) {
       renewals = 0;
@@ -311,7 +316,15 @@ describe('a hold on a run (lease.ts) and stop marks', () => {
         leaseMs: 60_000,
         claimedAt: performance.now(),
       });
+      // Right after the claim: the claim was the check.
       for (let call = 0; call < 3; call++) expect(await hold.holds()).toBe(true);
+      expect(renewals).toBe(0);
+      await sleep(stopCheckMs(60_000) + 20);
+      // Past it: the first call asks (a renewal), the next rides on that answer.
+      expect(await hold.holds()).toBe(true);
+      expect(await hold.holds()).toBe(true);
+      await sleep(stopCheckMs(60_000) + 20);
+      expect(await hold.holds()).toBe(true);
       await hold.stop();
       expect(renewals).toBe(expected);
     }

@@ -54,6 +54,16 @@ describe('question expiry on the store clock', () => {
     expect(started.pendingQuestion?.expiresAt).toBe(new Date(T0 + MINUTE).toISOString());
   });
 
+  it('a new run started without a claim asks on the store clock its sessions saw last (issue 35)', async () => {
+    const { store, sessions, workerSkew } = setup();
+    workerSkew(5 * MINUTE);
+    await sessions.start('go');
+    const second = await sessions.start('go');
+    // Written once (no claim), yet timed as the store says.
+    expect((await store.get(second.runId))?.version).toBe(1);
+    expect(second.pendingQuestion?.expiresAt).toBe(new Date(T0 + MINUTE).toISOString());
+  });
+
   it('a worker 5 min ahead does not time out a question the store says is still open', async () => {
     const { sessions, workerSkew, storeAt } = setup();
     workerSkew(0);

@@ -6,8 +6,10 @@
  * carries the fenced writes made while the turn plays (each step's results, DESIGN §12), one store
  * call at a time. Durations are measured with the monotonic clock: no wall clock is compared with
  * another machine's. A store that can mark a run to stop (DESIGN §20, `requestStop`) is asked before
- * each model or tool call, by a renewal that returns the mark: a marked hold stops the turn, which
- * ends `aborted` and is written as usual.
+ * a model or tool call, by a renewal that returns the mark — unless the store was last asked (the
+ * claim, or a renewal) less than {@link stopCheckMs} ago, so a short turn makes no extra round trip.
+ * A marked hold stops the turn, which ends `aborted` and is written as usual. The bound: no call
+ * starts more than `stopCheckMs` after the stop was marked (a call already running finishes).
  */
 import { ConflictError } from '../errors.js';
 import type { SnapshotStore, StopMark } from './store.js';
@@ -34,7 +36,8 @@ export interface Hold {
   /**
    * Whether the worker may start its next model or tool call. Past a whole lease without a
    * confirmed renewal it asks the store once more (a renewal) before giving up. With a store that
-   * keeps stop marks it renews every time, to see a stop request before the call starts.
+   * keeps stop marks it renews to see a stop request before the call starts, unless the store
+   * answered less than {@link stopCheckMs} ago.
    */
   holds(): Promise<boolean>;
   /**
@@ -47,6 +50,14 @@ export interface Hold {
   stop(): Promise<void>;
 }
 
+/**
+ * How long the last answer of the store (the claim, or a renewal) counts as a check for a stop
+ * mark: `leaseMs / 10`, at most 250 ms. A call that starts within it asks nothing more.
+ */
+export function stopCheckMs(leaseMs: number): number {
+  return Math.min(250, leaseMs / 10);
+}
+
 /** Options of {@link holdRun}. */
 export interface HoldOptions {
   store: SnapshotStore;
@@ -57,6 +68,11 @@ export interface HoldOptions {
   leaseMs: number;
   /** Monotonic time (performance.now) when the claim was sent: the lease runs at least leaseMs from there. */
   claimedAt: number;
+  /**
+   * Whether the claim's write counts as a check for a stop mark (default true): a new owner's claim
+   * starts unmarked. False when it kept a lease that may be marked already (a deferred claim played).
+   */
+  claimSeesStop?: boolean;
   /** Ends the hold when aborted, as a refused renewal would (a worker handing the turn back). */
   handBack?: AbortSignal | undefined;
 }
@@ -74,6 +90,9 @@ export function holdRun(options: HoldOptions): Hold {
   const controller = new AbortController();
   let version = options.version;
   let confirmedAt = options.claimedAt;
+  /** When the last contact that tells a stop mark (the claim, a renewal) was sent. */
+  let stopCheckedAt = options.claimSeesStop === false ? Number.NEGATIVE_INFINITY : options.claimedAt;
+  const stopFreshMs = stopCheckMs(leaseMs);
   let lost: ConflictError | null = null;
   let stopRequest: StopMark | null = null;
   const watchesStop = typeof store.requestStop === 'function';
@@ -101,6 +120,7 @@ export function holdRun(options: HoldOptions): Hold {
     try {
       const renewed = await store.renew(runId, { owner, version, ms: leaseMs });
       confirmedAt = Math.max(confirmedAt, sentAt);
+      stopCheckedAt = Math.max(stopCheckedAt, sentAt);
       if (renewed?.stop) stopRequest ??= renewed.stop;
       return true;
     } catch (error) {
@@ -141,8 +161,10 @@ export function holdRun(options: HoldOptions): Hold {
     },
     async holds() {
       if (lost || stopRequest) return false;
-      const fresh = performance.now() - confirmedAt < leaseMs;
-      if (fresh && !watchesStop) return true;
+      const at = performance.now();
+      const fresh = at - confirmedAt < leaseMs;
+      // The store answered (claim or renewal) a moment ago: a stop mark set since waits for the next check.
+      if (fresh && (!watchesStop || at - stopCheckedAt < stopFreshMs)) return true;
       // No renewal confirmed for a whole lease (the store unreachable, or this process stalled):
       // the store, not this worker's doubt, says whether the run is still its own. A failed check
       // for a stop mark within the lease changes nothing: the next check or renewal sees the mark.

@@ -141,7 +141,13 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
       beginTurn(run, 'input');
       send(run, { type: 'START', messages: toMessages(request.input), maxSteps: agent.maxSteps });
-      return settle(await claimAndRun(run, null, undefined, options), options);
+      // A generated id is known to nobody before the run is stored: no claim, one write when the
+      // turn rests. An id the caller chose may be known to others: claimed first, as a resume is.
+      const played =
+        request.runId === undefined
+          ? await turns.startNew(run, options)
+          : await claimAndRun(run, null, undefined, options);
+      return settle(played, options);
     },
     answer: async (runId, answer, options) =>
       respond(runId, [{ ...responseFields(answer), type: 'answer' }], options),

@@ -21,7 +21,7 @@ import type { StoredLogs } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions, TurnStatus } from '../types.js';
 import type { PlayOptions, SessionOptions, SessionResult, TurnClaim } from './api.js';
-import { holdRun, lostClaimError } from './lease.js';
+import { type Hold, holdRun, lostClaimError } from './lease.js';
 import { earliestExpiry, readRun, type StoredRun, writeRun } from './rows.js';
 import type { SnapshotStore } from './store.js';
 
@@ -31,6 +31,8 @@ export type Claim = {
   version: number;
   claimedAt: number;
   logs?: StoredLogs;
+  /** The claim kept the lease of an owner named before it (a deferred claim played): it may carry a stop mark. */
+  keptLease?: boolean;
   /** The claim as written, built on first call (what a deferred call returns). */
   snapshot: () => string;
 };
@@ -74,6 +76,15 @@ export type SessionTurns = ReturnType<typeof sessionTurns>;
 
 /** The claim-and-play steps over `store`, each claim lasting `leaseMs` unless renewed. */
 export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: number) {
+  /**
+   * The store's clock minus this host's (ms) at the last write, null when the store gives no
+   * clock, undefined before the first write: a new run's questions are asked on it (`startNew`).
+   */
+  let storeClock: number | null | undefined;
+  const noteClock = (storeNow: number | undefined) => {
+    storeClock = typeof storeNow === 'number' && Number.isFinite(storeNow) ? storeNow - Date.now() : null;
+  };
+
   async function load(runId: string, options: TurnOptions, access: RunAccess = 'owner'): Promise<Loaded> {
     const loaded = await readRun(store, agent, runId, options, access);
     if (!loaded)
@@ -100,19 +111,22 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     run: Run,
     expectedVersion: number | null,
     logs?: StoredLogs,
-    owner = newRunId(),
+    kept?: string,
   ): Promise<Claim> {
+    const owner = kept ?? newRunId();
     const ms = leaseMs;
     // Tools in doubt (DESIGN §21): calls this claim leads straight to are recorded started by it.
     markClaimStarted(run);
     const claimedAt = performance.now();
     const written = await writeRun(store, run, logs, { expectedVersion, lease: { owner, ms } });
+    noteClock(written.now);
     // The turn's questions are asked after this: on the store's clock, as they will be judged.
     run.options = withStoreClock(run.options, written.now);
     return {
       owner,
       version: written.version,
       claimedAt,
+      ...(kept !== undefined ? { keptLease: true } : {}),
       snapshot: written.snapshot,
       ...(written.logs ? { logs: written.logs } : {}),
     };
@@ -141,15 +155,57 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
    * model call, then writes its result; every write is fenced by version and owner. `handBack` ends
    * the hold as a lost claim would, and releases the lease.
    */
-  async function play(run: Run, claimed: Claim, handBack?: AbortSignal): Promise<SessionResult<unknown>> {
-    const { owner, version, claimedAt } = claimed;
-    let logs = claimed.logs;
-    const hold = holdRun({ store, runId: run.runId, owner, version, leaseMs, claimedAt, handBack });
+  async function play(
+    run: Run,
+    claimed: Claim | null,
+    handBack?: AbortSignal,
+  ): Promise<SessionResult<unknown>> {
+    const owner = claimed?.owner ?? newRunId();
+    let logs = claimed?.logs;
+    // A new run not written yet (`start`) has no hold until its first write (see `startNew`).
+    const held: { hold: Hold | null; taken: boolean } = { hold: null, taken: false };
     const signal = run.options.signal;
-    run.options = { ...run.options, signal: signal ? AbortSignal.any([signal, hold.signal]) : hold.signal };
+    const holdFrom = (version: number, claimedAt: number) => {
+      const claimSeesStop = claimed?.keptLease !== true;
+      const hold = holdRun({
+        store,
+        runId: run.runId,
+        owner,
+        version,
+        leaseMs,
+        claimedAt,
+        claimSeesStop,
+        handBack,
+      });
+      held.hold = hold;
+      run.options = { ...run.options, signal: signal ? AbortSignal.any([signal, hold.signal]) : hold.signal };
+    };
+    if (claimed) holdFrom(claimed.version, claimed.claimedAt);
     run.fence = {
-      holds: () => hold.holds(),
+      holds: async () => (held.hold ? held.hold.holds() : !held.taken),
       async record(current) {
+        const hold = held.hold;
+        if (!hold) {
+          // The first write of a new run: an insert, which is its claim (a tool is about to run,
+          // or a step ended), so a stop or a worker taking over finds it from here on.
+          if (held.taken) return;
+          try {
+            const claimedAt = performance.now();
+            const written = await writeRun(store, current, logs, {
+              expectedVersion: null,
+              lease: { owner, ms: leaseMs },
+            });
+            run.options = withStoreClock(run.options, written.now);
+            noteClock(written.now);
+            logs = written.logs;
+            holdFrom(written.version, claimedAt);
+          } catch (error) {
+            // Taken: another run has this id, and this turn starts nothing more. Unreachable: the
+            // next step's write tries again.
+            if (error instanceof ConflictError) held.taken = true;
+          }
+          return;
+        }
         try {
           await hold.write(async (expectedVersion) => {
             const written = await writeRun(store, current, logs, {
@@ -168,11 +224,13 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     try {
       await driveToRest(run);
     } finally {
-      await hold.stop();
+      await held.hold?.stop();
     }
+    const hold = held.hold;
+    if (held.taken) throw takenIdError(run.runId);
     // Lost for certain (the store refused this worker, or it handed the turn back): nothing to
     // write. Lost for want of news only: the result write is attempted, and the store judges it.
-    if (hold.lost && hold.certain) {
+    if (hold?.lost && hold.certain) {
       if (handBack?.aborted) await release(run.runId, owner, hold.version);
       throw hold.lost;
     }
@@ -180,14 +238,16 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     let written: Awaited<ReturnType<typeof writeRun>>;
     try {
       written = await writeRun(store, run, logs, {
-        expectedVersion: hold.version,
+        expectedVersion: hold ? hold.version : null,
         lease: { owner, ms: 0 },
         expiresAt: expiresAt ?? null,
       });
     } catch (error) {
-      if (error instanceof ConflictError) throw lostClaimError(run.runId, 'its result write was refused');
-      throw error;
+      if (!(error instanceof ConflictError)) throw error;
+      if (!hold) throw takenIdError(run.runId);
+      throw lostClaimError(run.runId, 'its result write was refused');
     }
+    noteClock(written.now);
     return sessionResult(run, written.snapshot, written.version, undefined, written.logs);
   }
 
@@ -235,11 +295,36 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
     return play(loaded.run, claimed, handBack);
   }
 
+  /** The run id given to `start` is taken: another run is stored under it. */
+  function takenIdError(runId: string): ConflictError {
+    return new ConflictError(
+      `Run ${runId} already exists: another run is stored under this id. Start the run again with a new id (or none, to get one).`,
+    );
+  }
+
   function busy(runId: string): ConflictError {
     return new ConflictError(
       `Run ${runId} is being worked on by another request. Wait for it and load the run again.`,
     );
   }
 
-  return { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy };
+  /**
+   * Plays a new run's first turn (DESIGN §12): nobody else can know a generated id before the run
+   * is stored, so there is nothing to claim. The run is written once, when the turn rests — unless
+   * a tool is about to run or a step ends first: that write inserts it as a claim (a stop or a
+   * worker taking over finds it from there). An id already stored is refused by that insert. A
+   * turn that crashes before any write leaves nothing stored: the caller's request failed, and no
+   * tool ran. With `defer`, the claim is written at once, for a worker to play.
+   *
+   * Its questions are asked on the store's clock as a claim would have read it: the offset the last
+   * write of these sessions saw. Before any write (the first start of a process) there is none yet,
+   * so that start is claimed first, as a resume is.
+   */
+  function startNew(run: Run, options: SessionOptions): Promise<SessionResult<unknown>> {
+    if (options.defer || storeClock === undefined) return claimAndRun(run, null, undefined, options);
+    if (storeClock !== null) run.options = withStoreClock(run.options, Date.now() + storeClock);
+    return play(run, null);
+  }
+
+  return { load, leased, current, claim, proceed, claimAndRun, recover, playClaim, busy, startNew };
 }
