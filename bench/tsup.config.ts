@@ -7,6 +7,7 @@ export default defineConfig({
     profile: 'src/profile.ts',
     'signed-cycle': 'src/signed-cycle.ts',
     'bundle-size': 'src/bundle-size.ts',
+    'store-cycle': 'src/store-cycle-run.ts',
   },
   format: ['esm'],
   clean: true,

@@ -25,6 +25,7 @@ import {
 } from './report.js';
 import { benchRuntimes, reportRuntimes } from './runtimes.js';
 import { measureStartup } from './startup.js';
+import { benchStoreCycle, printStoreCycle } from './store-cycle.js';
 import { benchStoreWrites, WRITE_SLACK_BYTES, type WriteRow } from './store-writes.js';
 import { benchStores, openStores, type StoreRow } from './stores.js';
 
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
   const cycles = await phase('cycles', () => benchCycles(histories));
   const otel = await phase('otel', () => benchOtel(histories, ROUNDS));
   const { stores, writes } = await phase('stores', () => measureStores(histories));
+  const storeCycle = await phase('storeCycle', () => benchStoreCycle(histories));
   const startup = await phase('startup', measureStartup);
   const runtimes = await phase('runtimes', benchRuntimes);
 
@@ -223,6 +225,7 @@ async function main(): Promise<void> {
   );
   for (const row of stores) if (row.skipped) console.log(`  ${row.store}: skipped, ${row.skipped}`);
   printWrites(writes);
+  const storeCycleGoals = printStoreCycle(storeCycle);
 
   const row = (length: number) => cycleRows.find((item) => item.history === length)!;
   const goals: Goal[] = [
@@ -256,6 +259,7 @@ async function main(): Promise<void> {
         };
       }),
     ...writeGoals(writes),
+    ...storeCycleGoals,
     ...runtimeGoals,
   ];
   console.log('\nGoals (issues 4, 17, 18, 19; ratios measured in this run)');
@@ -281,6 +285,7 @@ async function main(): Promise<void> {
     runtimes,
     stores,
     storeWrites: writes,
+    storeCycle: storeCycle.rows,
     goals,
   };
   await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
