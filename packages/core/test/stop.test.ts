@@ -91,6 +91,36 @@ describe('sessions.stop', () => {
     expect(stored.version).toBe(result.version);
   });
 
+  it('finds a new run started with no claim once it runs a tool: that write inserted it as its claim (issue 35)', async () => {
+    const inner = memoryStore();
+    const writes: (number | null)[] = [];
+    const store: SnapshotStore = {
+      ...inner,
+      putParts: (runId, write, opts) => {
+        writes.push(opts.expectedVersion);
+        return inner.putParts!(runId, write, opts);
+      },
+    };
+    const { agent, release, running, modelCalls } = gatedTurn();
+    const sessions = createSessions({ agent, store });
+    // A warm worker: its first start was claimed, and taught it the store's clock (aborted at once).
+    expect((await sessions.start('warm up', { signal: AbortSignal.abort() })).status).toBe('aborted');
+    writes.length = 0;
+    const modelCallsBefore = modelCalls();
+    const events: AgentEvent[] = [];
+    const playing = sessions.start('thaw one', { onEvent: (event) => events.push(event) });
+    await running;
+    // One write so far: the insert before the tool ran (no claim before the model call).
+    expect(writes).toEqual([null]);
+    expect((await sessions.stop(events[0]!.runId)).stop).toBe('requested');
+    await sleep(stopCheckMs(60_000) + 20);
+    release();
+    const result = await playing;
+    expect(result.status).toBe('aborted');
+    expect(modelCalls() - modelCallsBefore).toBe(1);
+    expectOneResultPerCall(result);
+  });
+
   it('lets a new message continue a stopped run: the stop mark went with the stopped turn', async () => {
     const store = memoryStore();
     const { agent, release, running } = gatedTurn();
