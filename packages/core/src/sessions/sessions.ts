@@ -4,7 +4,9 @@
  * machine (running nothing) → compare-and-set that state with a lease → run tools and model while
  * renewing the lease → CAS-write the result. A request that loses the claim fails before any tool
  * runs; a worker that loses it mid-turn starts nothing more and writes nothing. Leases are judged
- * by the store alone, on its clock. The steps themselves are in turns.ts.
+ * by the store alone, on its clock. A new run with a generated id is the exception: nobody can know
+ * its id yet, so it is written once, when its turn rests or before its first tool runs (issue 35,
+ * `startNew` in turns.ts). The steps themselves are in turns.ts.
  */
 import { AnswerError, ConflictError, StateError, TurnkitError } from '../errors.js';
 import {
