@@ -22,7 +22,6 @@ import {
   partOf,
   partsOf,
   say,
-  settle,
   turnkitOf,
 } from './helpers/ai-sdk-chat.js';
 import { inventoryAgent, SECRET } from './http-fixtures.js';
@@ -223,7 +222,7 @@ describe.each(AI_VERSIONS)('aiSdkHandler with AbstractChat ($name)', ({ ai }) =>
     expect(partsOf(reloaded.lastMessage).at(-1)).toBe('text:Done: {"thawed":["K562"],"count":1}');
   });
 
-  it('stops the turn when the front end stops, and the next message goes on', async () => {
+  it('never stops the turn when the front end stops (DESIGN §20): the run goes on, and a reload shows it', async () => {
     const thawed: string[][] = [];
     const server = await open(
       aiSdkHandler({ agent: inventoryAgent({ thawed, delayMs: 400 }), store: memoryStore() }),
@@ -233,11 +232,13 @@ describe.each(AI_VERSIONS)('aiSdkHandler with AbstractChat ($name)', ({ ai }) =>
     while (server.exchanges.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await chat.stop();
     await sending;
-    await settle(chat, server, 1);
-    // The model's reply was cut off before it was made: the run holds the user's message only.
-    const stored = await (await fetch(`${server.url}/stopped`)).json();
-    expect(stored.map((message: UIMessage) => message.role)).toEqual(['user']);
-    await say(chat, server, 'Thaw one, please');
-    expect(turnkitOf(chat)).toMatchObject({ status: 'needs_input', pending: [{ kind: 'question' }] });
+    // The turn plays on after the stream closed: it reaches its question and is stored.
+    const stored = async (): Promise<UIMessage[]> => (await fetch(`${server.url}/stopped`)).json();
+    await expect
+      .poll(async () => (await stored()).map((message) => message.role), { timeout: 5000 })
+      .toEqual(['user', 'assistant']);
+    const messages = await stored();
+    const reloaded = chatOn(server, ai, 'stopped', messages);
+    expect(partByType(reloaded, 'tool-AskUserQuestion')).toMatchObject({ state: 'input-available' });
   });
 });

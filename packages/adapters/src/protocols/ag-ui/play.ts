@@ -4,6 +4,13 @@
  * (an invalid answer, a run another request holds, a replayed snapshot) and is answered with a 4xx
  * problem, nothing having run. After that every failure is a `RUN_ERROR` event, and the text the
  * model streams reaches the client as it comes.
+ *
+ * A client that leaves (`abortRun()`, a reload, a dropped connection) never stops the turn (DESIGN
+ * §20, "Stop is not disconnect"): the stream ends, the turn plays on. In store mode its result is
+ * stored under the thread id and the next run reads it (`GET /runs/:id` too); stopping a turn is
+ * `POST /runs/:id/stop`. In client-held mode the turn still finishes, but its new snapshot rode only
+ * in the stream's `STATE_SNAPSHOT`: it reaches nobody unless the host keeps it (`onSettled`,
+ * `onEvent`, an event hub), and the client goes on from the last state it holds.
  */
 import type { AgentEvent, TurnOptions, TurnResult } from '@turnkit/core';
 import { toProblem } from '../../http/index.js';
@@ -78,7 +85,8 @@ export async function playAction(request: Request, play: Play, config: AgUiConfi
     if (WORK.has(event.type)) working();
     forward?.(event);
   };
-  const options = { ...play.options, onEvent, signal: request.signal };
+  // Not `request.signal`: the request's end is not the turn's.
+  const options = { ...play.options, onEvent };
   const playing = thread.play(action, options);
   const first = await Promise.race([
     started.then(() => null),

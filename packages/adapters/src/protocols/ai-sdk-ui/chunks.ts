@@ -46,7 +46,8 @@ export const DONE_EVENT: Uint8Array = encoder.encode('data: [DONE]\n\n');
 
 /**
  * A stream response whose chunks are pushed as they come. When the client goes away (`useChat`'s
- * `stop()`, a closed tab) `onCancel` runs, and `push` does nothing from then on.
+ * `stop()`, a closed tab) `onCancel` runs, and `push` and `close` do nothing from then on (never
+ * throwing): the producer, a turn that plays on, writes into nothing and holds no queued bytes.
  */
 export function chunkStream(onCancel?: () => void): {
   response: Response;
@@ -61,19 +62,30 @@ export function chunkStream(onCancel?: () => void): {
     },
     cancel() {
       open = false;
+      controller = null;
       onCancel?.();
     },
   });
   return {
     response: new Response(body, { status: 200, headers: UI_MESSAGE_STREAM_HEADERS }),
     push(chunk) {
-      if (open) controller?.enqueue(encodeChunk(chunk));
+      if (!open) return;
+      try {
+        controller?.enqueue(encodeChunk(chunk));
+      } catch {
+        // Errored under us (the connection broke): write nothing more.
+        open = false;
+      }
     },
     close() {
       if (!open) return;
       open = false;
-      controller?.enqueue(DONE_EVENT);
-      controller?.close();
+      try {
+        controller?.enqueue(DONE_EVENT);
+        controller?.close();
+      } catch {
+        // Already errored: nothing left to close.
+      }
     },
   };
 }

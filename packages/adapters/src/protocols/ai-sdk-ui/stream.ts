@@ -5,8 +5,15 @@
  * `interaction_resolved`. So those events are held back, and the stream opens only at the first
  * event of real work (or when the turn ends without any); a turn that fails before that is thrown
  * to the caller, which answers with its problem. A failure after the stream opened ends the stream
- * with an `error` chunk. A client that leaves stops the turn as an abort does: it ends `aborted`,
- * keeping what finished (store mode), and the next user message goes on from there.
+ * with an `error` chunk.
+ *
+ * A client that leaves (a reload, a closed tab, `useChat`'s `stop()`) never stops the turn (DESIGN
+ * §20, "Stop is not disconnect"): the stream stops writing, and the turn plays on to its end. In
+ * store mode its result is stored under the chat id, and the client reads it when it comes back
+ * (`GET <path>/:id`, `GET /runs/:id`); stopping a turn is `POST /runs/:id/stop`. In client-held
+ * mode the turn still finishes, but its new snapshot rode only in the stream's `finish` chunk: it
+ * reaches nobody unless the host keeps it (`onSettled`, `onEvent`, an event hub), and the client
+ * goes on from the last snapshot it holds.
  */
 import type { AgentEvent, TurnOptions, TurnResult } from '@turnkit/core';
 import { toProblem } from '../../http/index.js';
@@ -52,15 +59,15 @@ export async function streamTurn(
     held.push(event);
     if (!BEFORE_WORK.has(event.type)) markWorking();
   };
-  const abort = new AbortController();
-  const settled: Promise<Settled> = play({ ...deps.turnOptions, onEvent, signal: abort.signal }).then(
+  // No abort signal: the response stream's end is not the turn's.
+  const settled: Promise<Settled> = play({ ...deps.turnOptions, onEvent }).then(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
   );
   const first = await Promise.race([working, settled]);
   if (first !== 'working' && 'error' in first) throw first.error;
 
-  const { response, push, close } = chunkStream(() => abort.abort());
+  const { response, push, close } = chunkStream();
   const writer = new TurnChunkWriter(push, deps.writer);
   writer.start();
   for (const event of held) writer.event(event);
