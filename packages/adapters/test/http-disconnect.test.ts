@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHandler } from '../src/http/public.js';
 import { agUiProtocol } from '../src/protocols/ag-ui/index.js';
+import { chunkStream } from '../src/protocols/ai-sdk-ui/chunks.js';
 import { aiSdkProtocol } from '../src/protocols/ai-sdk-ui/index.js';
 import { mcpProtocol } from '../src/protocols/mcp/index.js';
 import { type Listening, listen, send } from './http-fixtures.js';
@@ -154,5 +155,26 @@ describe('a client that goes away mid-turn never stops the turn', () => {
     await calling;
     const [runId] = [...runIds];
     await expectCompleted(handler, runId!, calls);
+  });
+});
+
+describe('a cancelled UI message stream', () => {
+  it('runs onCancel once, then takes pushes and close without throwing or queueing', async () => {
+    const cancelled: string[] = [];
+    const { response, push, close } = chunkStream(() => cancelled.push('cancel'));
+    push({ type: 'start' });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: {"type":"start"}\n\n');
+    await reader.cancel();
+    expect(cancelled).toEqual(['cancel']);
+    // The turn plays on and keeps writing: into nothing.
+    expect(() => {
+      push({ type: 'start-step' });
+      push({ type: 'text-delta', id: 't1', delta: 'Counted.' });
+      close();
+      close();
+    }).not.toThrow();
+    expect(cancelled).toEqual(['cancel']);
   });
 });
