@@ -280,7 +280,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         FROM entries, written
         ON CONFLICT (run_id, id) DO UPDATE SET asked_ms = excluded.asked_ms, kind = excluded.kind,
           principal = excluded.principal, assignees = excluded.assignees,
-          expires_at = excluded.expires_at, entry = excluded.entry,
+          expires_at = excluded.expires_at, entry = excluded.entry
+      ),
       -- History (DESIGN §21): a point per layout-2 write; a rewrite drops those before it.
       pointed AS (
         INSERT INTO ${pointTable} (run_id, version, at, head, log_from)
