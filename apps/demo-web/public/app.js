@@ -63,6 +63,23 @@ function applyStrings() {
   const fresh = new URL(location.origin);
   if (params.get('lang')) fresh.searchParams.set('lang', params.get('lang'));
   $('#new-run').href = fresh.pathname + fresh.search;
+  const inbox = new URL('/inbox.html', location.origin);
+  if (params.get('lang')) inbox.searchParams.set('lang', params.get('lang'));
+  $('#inbox-link').href = inbox.pathname + inbox.search;
+}
+
+/** How many asks wait across runs, in the header's "Inbox (n)" ("50+" past the first page). */
+async function updateInboxCount() {
+  try {
+    const page = await call('GET', '/interactions?limit=50');
+    const count = `${page.items.length}${page.cursor ? '+' : ''}`;
+    const link = $('#inbox-link');
+    // A phone's header shows the count alone (the word is hidden by the style sheet).
+    link.replaceChildren(h('span', { class: 'inbox-label' }, t('inbox')), ` (${count})`);
+    link.setAttribute('aria-label', t('inboxCount', count));
+  } catch {
+    // The count is a hint: without it the link still says "Inbox".
+  }
 }
 
 function updateStatus() {
@@ -287,6 +304,7 @@ async function play(card, request) {
     if (card?.isConnected) setBusy(card, false);
     log.querySelector('.bubble.live')?.remove();
     updateStatus();
+    void updateInboxCount();
   }
 }
 
@@ -404,6 +422,7 @@ message.addEventListener('keydown', (event) => {
 });
 
 applyStrings();
+void updateInboxCount();
 if (state.runId) {
   setRun(state.runId);
   call('GET', `/runs/${state.runId}`)
