@@ -8,6 +8,7 @@ import { useChat } from '@ai-sdk/react';
 import { turnkitSendAutomaticallyWhen } from '@turnkit/adapters/ai-sdk/client';
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import { useState } from 'react';
+import { useInboxCount } from './inbox-page.js';
 import { MessageView, type Responders } from './message-view.js';
 import { RunBar, useRunState } from './run-bar.js';
 
@@ -57,11 +58,16 @@ export function ChatPage(props: { id: string; initialMessages: UIMessage[]; onSt
     budget: (id, extend) => void decideBudget(id, extend),
   };
   const last = messages.at(-1);
+  // Counted again after each turn (and once at the start).
+  const inboxCount = useInboxCount(busy ? null : messages.length);
 
   return (
     <>
       <header>
         <h1>LN2 freezer assistant</h1>
+        <a id="inbox-link" href="/inbox.html">
+          {inboxCount === null ? 'Inbox' : `Inbox (${inboxCount})`}
+        </a>
         <a href="/">New chat</a>
       </header>
       <main id="log" aria-live="polite">
