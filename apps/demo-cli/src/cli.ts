@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { ask } from './commands/ask.js';
 import { chat } from './commands/chat.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED } from './commands/drive.js';
+import { inbox } from './commands/inbox.js';
 import { resume } from './commands/resume.js';
 import { runs } from './commands/runs.js';
 import { stop } from './commands/stop.js';
@@ -25,6 +26,7 @@ async function run(options: CliOptions, ui: Ui): Promise<number> {
     if (options.command === 'ask') return await ask(prompter, options.args);
     const app = await createApp(options, ui, prompter);
     if (options.command === 'runs') return await runs(app);
+    if (options.command === 'inbox') return await inbox(app);
     if (options.command === 'resume') return await resume(app, options.args[0]);
     if (options.command === 'stop') return await stop(app, options.args);
     return await chat(app, options.args);

@@ -10,6 +10,7 @@ Usage:
   turnkit-demo [message]          Chat with the assistant (default message: thaw one K562 vial)
   turnkit-demo resume <runId>     Continue a saved run in this process
   turnkit-demo runs               List saved runs: status and what they wait for
+  turnkit-demo inbox              List what every saved run waits for, oldest first; answer one
   turnkit-demo stop <runId> [reason]  Stop a run from any terminal: a turn playing elsewhere ends
                                   before its next call; a waiting run's questions are cancelled
   turnkit-demo ask '<json>'       Ask AskUserQuestion questions from a shell; prints {"answers":{…}}
@@ -66,6 +67,7 @@ const zhCN = `turnkit-demo：TurnKit 交互演示。一个液氮冻存管理助�
   turnkit-demo [消息]             与助手对话（默认消息：解冻一支 K562）
   turnkit-demo resume <runId>     在当前进程中继续一个已保存的运行
   turnkit-demo runs               列出已保存的运行：状态以及正在等待什么
+  turnkit-demo inbox              列出所有已保存运行等待回答的事项（最早的在前），选一个回答
   turnkit-demo stop <runId> [原因]  从任意终端停止运行：别处正在进行的一轮在下一次调用前结束；
                                   等待中的运行其问题被取消
   turnkit-demo ask '<json>'       在 shell 中提出 AskUserQuestion 问题；输出 {"answers":{…}}

@@ -92,6 +92,13 @@ const en = {
   notFound: 'There is no run {runId} in {dir}. List runs with: {command} runs',
   noRuns: 'No runs in {dir} yet. Start one with: turnkit-demo',
   stopUsage: 'Usage: turnkit-demo stop <runId> [reason]',
+  inboxEmpty: 'Nothing in {dir} waits for an answer.',
+  inboxTitle: '{count} ask(s) waiting, oldest first:',
+  inboxRow: 'run {runId} · asked {asked} · expires {expires}',
+  inboxMore: 'Only the oldest {count} are listed.',
+  inboxHeader: 'Inbox',
+  inboxPick: 'Which one do you answer now?',
+  inboxNone: 'None of the listed asks was chosen.',
   stopRequested:
     'Stop requested: the process playing run {runId} ends its turn before its next model or tool call (a tool already running finishes).',
   stopStopped:
@@ -234,6 +241,13 @@ const zhCN: Record<MessageKey, string> = {
   notFound: '{dir} 中没有运行 {runId}。列出运行：{command} runs',
   noRuns: '{dir} 中还没有运行。开始一个：turnkit-demo',
   stopUsage: '用法：turnkit-demo stop <runId> [原因]',
+  inboxEmpty: '{dir} 中没有等待回答的事项。',
+  inboxTitle: '{count} 个事项等待回答，最早的在前：',
+  inboxRow: '运行 {runId} · 提问 {asked} · 截止 {expires}',
+  inboxMore: '只列出最早的 {count} 个。',
+  inboxHeader: '待办',
+  inboxPick: '现在回答哪一个？',
+  inboxNone: '没有选择列出的事项。',
   stopRequested:
     '已请求停止：正在处理运行 {runId} 的进程会在下一次模型或工具调用之前结束本轮（正在运行的工具会先完成）。',
   stopStopped: '已停止运行 {runId}：等待中的内容已取消；状态为 {status}。继续：turnkit-demo resume {runId}',

@@ -1,5 +1,5 @@
 /**
- * Command-line parsing (node:util parseArgs): `turnkit-demo [message]`, `resume <runId>`, `runs`,
+ * Command-line parsing (node:util parseArgs): `turnkit-demo [message]`, `resume <runId>`, `runs`, `inbox`,
  * `stop <runId>`, `ask '<json>'`, and the options shared by all of them.
  */
 import { resolve } from 'node:path';
@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { MODEL_VARIABLE, ModelChoiceError, parseModelSpec } from '@turnkit/demo-models';
 import { type Lang, langFromEnv, parseLang, translator } from './i18n.js';
 
-export type Command = 'chat' | 'resume' | 'runs' | 'stop' | 'ask' | 'help' | 'version';
+export type Command = 'chat' | 'resume' | 'runs' | 'inbox' | 'stop' | 'ask' | 'help' | 'version';
 
 export interface CliOptions {
   command: Command;
@@ -31,7 +31,7 @@ export interface CliOptions {
 export const DEFAULT_DIR = '.turnkit/runs';
 /** The seed's question timeout: five minutes. */
 export const DEFAULT_TIMEOUT_SECONDS = 300;
-const COMMANDS = new Set<string>(['resume', 'runs', 'stop', 'ask', 'help']);
+const COMMANDS = new Set<string>(['resume', 'runs', 'inbox', 'stop', 'ask', 'help']);
 
 export function parseCli(
   argv: string[],
