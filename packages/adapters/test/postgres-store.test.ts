@@ -270,7 +270,29 @@ describe.skipIf(!url)('postgresStore', () => {
       });
     });
 
-    it.each(['runs; DROP TABLE users', 'my-table', '1runs', 'a.b.c', '"quoted"', '', 'x'.repeat(60)])(
+    it('creates every index with the longest table name it accepts, and refuses one character more', async () => {
+      const table = `t${Date.now().toString(36)}_`.padEnd(41, 'x');
+      expect(() => postgresStore(connection.pool, { table: `${table}x` })).toThrow(TurnkitError);
+      const store = postgresStore(connection.pool, { table });
+      try {
+        await store.migrate();
+        const { rows } = await connection.pool.query<{ indexname: string }>(
+          'SELECT indexname FROM pg_indexes WHERE tablename IN ($1, $2)',
+          [table, `${table}_pending`],
+        );
+        const names = rows.map((row) => row.indexname);
+        for (const suffix of ['order', 'principal', 'assignees', 'kind']) {
+          expect(names).toContain(`${table}_pending_${suffix}_idx`);
+        }
+        expect(names).toContain(`${table}_expires_at_idx`);
+      } finally {
+        await connection.pool.query(
+          `DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`,
+        );
+      }
+    });
+
+    it.each(['runs; DROP TABLE users', 'my-table', '1runs', 'a.b.c', '"quoted"', '', 'x'.repeat(42)])(
       'refuses the table name %j with TurnkitError CONFIG_INVALID',
       (table) => {
         const error = (() => {

@@ -56,8 +56,15 @@ export interface PostgresStore extends SnapshotStore {
   putParts: NonNullable<SnapshotStore['putParts']>;
 }
 
-/** A plain identifier short enough that `<table>_log` fits PostgreSQL's 63 characters. */
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,58}$/;
+/** A plain identifier (PostgreSQL keeps 63 characters of a name). */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The longest a table's own name may be: its longest derived name, `<table>_pending_assignees_idx`,
+ * must fit PostgreSQL's 63 characters, or PostgreSQL would cut it and `CREATE INDEX IF NOT EXISTS`
+ * would find the cut name taken and silently create no index.
+ */
+const MAX_TABLE_NAME = 63 - '_pending_assignees_idx'.length;
 
 /** PostgreSQL's "undefined column" and "undefined table": the tables predate this release. */
 const MISSING_SCHEMA = new Set(['42703', '42P01']);
@@ -145,11 +152,16 @@ interface ReadRow {
 export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions = {}): PostgresStore {
   const table = options.table ?? 'turnkit_runs';
   const names = table.split('.');
-  if (names.length > 2 || !names.every((part) => IDENTIFIER.test(part))) {
+  if (
+    names.length > 2 ||
+    !names.every((part) => IDENTIFIER.test(part)) ||
+    names[names.length - 1]!.length > MAX_TABLE_NAME
+  ) {
     throw new TurnkitError(
       'CONFIG_INVALID',
       `postgresStore: table ${JSON.stringify(table)} is not a plain identifier. Use letters, digits and ` +
-        '_ (not starting with a digit, at most 59 characters), optionally as schema.table.',
+        `_ (not starting with a digit, at most ${MAX_TABLE_NAME} characters, so that every index name derived ` +
+        "from it fits PostgreSQL's 63), optionally as schema.table.",
     );
   }
   const logTable = `${table}_log`;
