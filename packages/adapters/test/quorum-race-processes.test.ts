@@ -100,8 +100,11 @@ function unansweredOrTwice(result: SessionResult): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).filter(([, count]) => count !== 1));
 }
 
-/** What must hold of one round's outcomes; returns what broke (empty: nothing). */
-function roundProblems(outcomes: ApprovalOutcome[]): string[] {
+/**
+ * What must hold of one round's outcomes; returns what broke (empty: nothing). `already` approved
+ * before the race: its approval again changes nothing, and it is among the deciding approvals.
+ */
+function roundProblems(outcomes: ApprovalOutcome[], already?: string): string[] {
   const problems: string[] = [];
   const deciders = outcomes.filter((outcome) => outcome.events.includes('tool_started'));
   if (deciders.length !== 1) problems.push(`${deciders.length} requests played the tool`);
@@ -134,7 +137,9 @@ function roundProblems(outcomes: ApprovalOutcome[]): string[] {
     }
     if (error !== undefined) problems.push(`${principal} failed: ${error}`);
     else if (outcome === decider) continue;
-    else if (outcome.recorded === principal) {
+    else if (principal === already) {
+      if (events.length > 0) problems.push(`${principal}'s repeated approval played ${events.join(', ')}`);
+    } else if (outcome.recorded === principal) {
       if (status !== 'needs_input') problems.push(`${principal} recorded, then ${status}`);
     } else if (events.length > 0 || status === 'needs_input') {
       problems.push(`${principal} got ${JSON.stringify(outcome)}`);
@@ -143,79 +148,98 @@ function roundProblems(outcomes: ApprovalOutcome[]): string[] {
   return problems;
 }
 
+/**
+ * The cases: a fresh approval with a tool that takes 20 ms (a late approver finds the run
+ * running), and one an assignee approved before the race, with an instant tool (late approvers
+ * find it completed), the earlier approver approving again in the race.
+ */
+const CASES = [
+  { toolMs: 20, approvedBefore: false },
+  { toolMs: 0, approvedBefore: true },
+] as const;
+
 describe('quorum approvals racing across processes', () => {
   for (const kind of ['postgres', 'redis'] as const) {
-    it.skipIf(servers.missing(kind))(
-      `${kind}: ${PRINCIPALS.length} processes approve at once, ${ROUNDS} rounds: the tool runs once, after ${QUORUM} distinct approvals`,
-      async () => {
-        const backend = await sharedStores(kind, 'quorum-race', 1, servers.urls[kind]);
-        const effects: EffectLog = openEffects(backend.address!);
-        const approvers: Approver[] = [];
-        try {
-          await effects.prepare();
-          // The test's own sessions start the runs and read them back; they never execute the tool.
-          const sessions = createSessions({
-            agent: quorumAgent(() => effects.record({ key: 'test', principal: 'test', pid: process.pid })),
-            store: backend.stores[0]!,
-          });
-          for (const _ of PRINCIPALS) approvers.push(await startApprover({ address: backend.address! }));
-
-          const summary: Record<string, number> = {};
-          for (let round = 0; round < ROUNDS; round++) {
-            const started = await sessions.start('send 5');
-            expect(started.status).toBe('needs_input');
-            expect(started.pendingQuestion?.quorum).toBe(QUORUM);
-            const { runId } = started;
-            const barrier = join(outdir, `${kind}-${runId}`);
-            // The roles move: in round r, process i approves as PRINCIPALS[(i + r) % 4].
-            approvers.forEach((approver, index) => {
-              const principal = PRINCIPALS[(index + round) % PRINCIPALS.length]!;
-              approver.send({ op: 'approve', runId, principal, barrier });
+    for (const { toolMs, approvedBefore } of CASES) {
+      it.skipIf(servers.missing(kind))(
+        `${kind}${approvedBefore ? ', one approval in before the race' : ''}: ${PRINCIPALS.length} processes approve at once, ${ROUNDS} rounds: the tool runs once, after ${QUORUM} distinct approvals`,
+        async () => {
+          const backend = await sharedStores(kind, 'quorum-race', 1, servers.urls[kind]);
+          const effects: EffectLog = openEffects(backend.address!);
+          const approvers: Approver[] = [];
+          try {
+            await effects.prepare();
+            // The test's own sessions start the runs and read them back; they never execute the tool.
+            const sessions = createSessions({
+              agent: quorumAgent(() => effects.record({ key: 'test', principal: 'test', pid: process.pid })),
+              store: backend.stores[0]!,
             });
-            await Promise.all(approvers.map((approver) => expectLine(approver, 'armed')));
-            await writeFile(barrier, '');
-            const outcomes = (
-              await Promise.all(approvers.map((approver) => expectLine(approver, 'done')))
-            ).map((done) => done.outcome);
-            for (const outcome of outcomes) {
-              const kindOf =
-                outcome.error ??
-                (outcome.events.includes('tool_started')
-                  ? 'decided'
-                  : outcome.recorded
-                    ? 'recorded'
-                    : `read:${outcome.status}`);
-              summary[kindOf] = (summary[kindOf] ?? 0) + 1;
-              summary.conflicts = (summary.conflicts ?? 0) + outcome.conflicts;
+            for (const _ of PRINCIPALS)
+              approvers.push(await startApprover({ address: backend.address!, toolMs }));
+
+            const summary: Record<string, number> = {};
+            for (let round = 0; round < ROUNDS; round++) {
+              const started = await sessions.start('send 5');
+              expect(started.status).toBe('needs_input');
+              expect(started.pendingQuestion?.quorum).toBe(QUORUM);
+              const { runId } = started;
+              const already = approvedBefore ? ASSIGNEES[round % ASSIGNEES.length] : undefined;
+              if (already) {
+                const first = await sessions.approve(runId, {}, { principal: already });
+                expect(first.status).toBe('needs_input');
+                expect(first.pendingQuestion?.approvals?.map((item) => item.principal)).toEqual([already]);
+              }
+              const barrier = join(outdir, `${kind}-${runId}`);
+              // The roles move: in round r, process i approves as PRINCIPALS[(i + r) % 4].
+              approvers.forEach((approver, index) => {
+                const principal = PRINCIPALS[(index + round) % PRINCIPALS.length]!;
+                approver.send({ op: 'approve', runId, principal, barrier });
+              });
+              await Promise.all(approvers.map((approver) => expectLine(approver, 'armed')));
+              await writeFile(barrier, '');
+              const outcomes = (
+                await Promise.all(approvers.map((approver) => expectLine(approver, 'done')))
+              ).map((done) => done.outcome);
+              for (const outcome of outcomes) {
+                const kindOf =
+                  outcome.error ??
+                  (outcome.events.includes('tool_started')
+                    ? 'decided'
+                    : outcome.recorded
+                      ? 'recorded'
+                      : `read:${outcome.status}`);
+                summary[kindOf] = (summary[kindOf] ?? 0) + 1;
+                summary.conflicts = (summary.conflicts ?? 0) + outcome.conflicts;
+              }
+              expect(roundProblems(outcomes, already), JSON.stringify(outcomes)).toEqual([]);
+
+              // The database saw one execution, by the process whose approval decided.
+              const key = `${runId}:${TRANSFER_CALL_ID}`;
+              const decider = outcomes.find((outcome) => outcome.events.includes('tool_started'))!;
+              const executions = (await effects.list()).filter((effect) => effect.key === key);
+              expect(executions.map((effect) => effect.principal)).toEqual([decider.principal]);
+
+              const done = await sessions.get(runId);
+              expect(done.status).toBe('completed');
+              expect(done.pendingQuestion ?? null).toBeNull();
+              expect(unansweredOrTwice(done)).toEqual({});
+              expect(done.messages.filter((message) => message.role === 'tool')).toHaveLength(1);
             }
-            expect(roundProblems(outcomes), JSON.stringify(outcomes)).toEqual([]);
-
-            // The database saw one execution, by the process whose approval decided.
-            const key = `${runId}:${TRANSFER_CALL_ID}`;
-            const decider = outcomes.find((outcome) => outcome.events.includes('tool_started'))!;
-            const executions = (await effects.list()).filter((effect) => effect.key === key);
-            expect(executions.map((effect) => effect.principal)).toEqual([decider.principal]);
-
-            const done = await sessions.get(runId);
-            expect(done.status).toBe('completed');
-            expect(done.pendingQuestion ?? null).toBeNull();
-            expect(unansweredOrTwice(done)).toEqual({});
-            expect(done.messages.filter((message) => message.role === 'tool')).toHaveLength(1);
+            // Nothing executed outside the rounds' deciders (the test's own sessions never did).
+            expect(
+              (await effects.list()).filter((effect) => effect.key === 'test' || effect.principal === 'test'),
+            ).toEqual([]);
+            expect(await effects.list()).toHaveLength(ROUNDS);
+            console.log(`[quorum-race-processes] ${kind}:`, JSON.stringify(summary));
+          } finally {
+            await Promise.all(approvers.map((approver) => approver.stop()));
+            await effects.drop();
+            await effects.close();
+            await backend.teardown();
           }
-          // Nothing executed outside the rounds' deciders (the test's own sessions never did).
-          expect(
-            (await effects.list()).filter((effect) => effect.key === 'test' || effect.principal === 'test'),
-          ).toEqual([]);
-          expect(await effects.list()).toHaveLength(ROUNDS);
-          console.log(`[quorum-race-processes] ${kind}:`, JSON.stringify(summary));
-        } finally {
-          await Promise.all(approvers.map((approver) => approver.stop()));
-          await effects.drop();
-          await effects.close();
-          await backend.teardown();
-        }
-      },
-      60_000,
-    );
+        },
+        60_000,
+      );
+    }
   }
 });

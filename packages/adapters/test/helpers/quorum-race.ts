@@ -17,8 +17,11 @@ export const QUORUM = 2;
 /** The id of the one call the model makes. */
 export const TRANSFER_CALL_ID = 'call_transfer';
 
-/** The agent: one `transfer` call needing `QUORUM` of `ASSIGNEES`, then a final answer. */
-export function quorumAgent(onExecute: (key: string) => Promise<void>) {
+/**
+ * The agent: one `transfer` call needing `QUORUM` of `ASSIGNEES`, then a final answer. Its tool
+ * calls `onExecute`, then takes `toolMs` (long enough, a late approver finds the run still running).
+ */
+export function quorumAgent(onExecute: (key: string) => Promise<void>, toolMs = 0) {
   const transfer = defineTool({
     name: 'transfer',
     description: 'Move money',
@@ -27,8 +30,7 @@ export function quorumAgent(onExecute: (key: string) => Promise<void>) {
     approval: { quorum: QUORUM, assignees: ASSIGNEES },
     execute: async ({ amount }, ctx) => {
       await onExecute(ctx.idempotencyKey);
-      // Long enough that a late approver finds the run still running.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (toolMs > 0) await new Promise((resolve) => setTimeout(resolve, toolMs));
       return { sent: amount };
     },
   });
