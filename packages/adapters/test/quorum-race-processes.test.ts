@@ -29,6 +29,7 @@ import {
   openEffects,
   QUORUM,
   quorumAgent,
+  rationaleOf,
   TRANSFER_CALL_ID,
 } from './helpers/quorum-race.js';
 
@@ -185,7 +186,11 @@ describe('quorum approvals racing across processes', () => {
               const { runId } = started;
               const already = approvedBefore ? ASSIGNEES[round % ASSIGNEES.length] : undefined;
               if (already) {
-                const first = await sessions.approve(runId, {}, { principal: already });
+                const first = await sessions.approve(
+                  runId,
+                  { rationale: rationaleOf(already) },
+                  { principal: already },
+                );
                 expect(first.status).toBe('needs_input');
                 expect(first.pendingQuestion?.approvals?.map((item) => item.principal)).toEqual([already]);
               }

@@ -116,11 +116,16 @@ export interface ApprovalOutcome {
   events: string[];
   /** Its `interaction_resolved` event's approvals' principals, when it resolved the approval. */
   resolvedBy?: string[];
+  /** Those approvals' rationales, in the same order. */
+  rationales?: (string | undefined)[];
   /** Its `approval_recorded` event's principal, when it counted an approval short of the quorum. */
   recorded?: string;
   /** The error code (a `TurnkitError`) or message it failed with. */
   error?: string;
 }
+
+/** The rationale `principal` approves with. */
+export const rationaleOf = (principal: string) => `${principal} agrees`;
 
 /** Approves as `principal`, retrying on a version conflict as a client would; reports what it got. */
 export async function approveAs(
@@ -131,7 +136,7 @@ export async function approveAs(
   let conflicts = 0;
   for (;;) {
     try {
-      const result = await sessions.approve(runId, { rationale: `${principal} agrees` }, { principal });
+      const result = await sessions.approve(runId, { rationale: rationaleOf(principal) }, { principal });
       const outcome: ApprovalOutcome = {
         principal,
         conflicts,
@@ -141,6 +146,7 @@ export async function approveAs(
       for (const event of result.events) {
         if (event.type === 'interaction_resolved') {
           outcome.resolvedBy = (event.approvals ?? []).map((approval) => approval.principal);
+          outcome.rationales = (event.approvals ?? []).map((approval) => approval.rationale);
         }
         if (event.type === 'approval_recorded') outcome.recorded = event.principal;
       }
