@@ -11,6 +11,9 @@
  *   among them (none lost);
  * - x changed nothing (`NOT_ASSIGNEE`, or a read of a run already decided);
  * - the run completed, with exactly one tool result per tool call in its transcript.
+ * With c rejecting instead, one request decides: either the quorum of a and b (the tool runs once)
+ * or c's rejection (it never runs). A decision that lost gets a `ConflictError` (DESIGN §7: the
+ * interaction was resolved differently); the client loads the run, sees it decided, and gives up.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -87,6 +90,25 @@ async function expectLine<Type extends ApproverMessage['type']>(
   const message = await approver.next();
   if (message.type !== type) throw new Error(`approver said ${JSON.stringify(message)}, not ${type}`);
   return message as Extract<ApproverMessage, { type: Type }>;
+}
+
+/**
+ * One race: each approver gets its role (`roles[i]`), says it is armed, and once all are, the
+ * barrier file is created and they decide at once; resolves with what each got.
+ */
+async function race(
+  approvers: Approver[],
+  runId: string,
+  roles: { principal: string; decision?: 'approve' | 'reject' }[],
+): Promise<ApprovalOutcome[]> {
+  const barrier = join(outdir, `barrier-${runId}`);
+  approvers.forEach((approver, index) => {
+    approver.send({ op: 'approve', runId, barrier, ...roles[index]! });
+  });
+  await Promise.all(approvers.map((approver) => expectLine(approver, 'armed')));
+  await writeFile(barrier, '');
+  const done = await Promise.all(approvers.map((approver) => expectLine(approver, 'done')));
+  return done.map((line) => line.outcome);
 }
 
 /** Tool calls of the transcript whose number of tool results is not exactly one. */
@@ -194,17 +216,14 @@ describe('quorum approvals racing across processes', () => {
                 expect(first.status).toBe('needs_input');
                 expect(first.pendingQuestion?.approvals?.map((item) => item.principal)).toEqual([already]);
               }
-              const barrier = join(outdir, `${kind}-${runId}`);
               // The roles move: in round r, process i approves as PRINCIPALS[(i + r) % 4].
-              approvers.forEach((approver, index) => {
-                const principal = PRINCIPALS[(index + round) % PRINCIPALS.length]!;
-                approver.send({ op: 'approve', runId, principal, barrier });
-              });
-              await Promise.all(approvers.map((approver) => expectLine(approver, 'armed')));
-              await writeFile(barrier, '');
-              const outcomes = (
-                await Promise.all(approvers.map((approver) => expectLine(approver, 'done')))
-              ).map((done) => done.outcome);
+              const outcomes = await race(
+                approvers,
+                runId,
+                approvers.map((_, index) => ({
+                  principal: PRINCIPALS[(index + round) % PRINCIPALS.length]!,
+                })),
+              );
               for (const outcome of outcomes) {
                 const kindOf =
                   outcome.error ??
@@ -246,5 +265,88 @@ describe('quorum approvals racing across processes', () => {
         60_000,
       );
     }
+  }
+});
+
+describe('a rejection racing the quorum approvals across processes', () => {
+  for (const kind of ['postgres', 'redis'] as const) {
+    it.skipIf(servers.missing(kind))(
+      `${kind}: a and b approve, c rejects, x approves, at once, ${ROUNDS} rounds: one decision, the tool runs once if approved, never if rejected`,
+      async () => {
+        const backend = await sharedStores(kind, 'quorum-reject', 1, servers.urls[kind]);
+        const effects: EffectLog = openEffects(backend.address!);
+        const approvers: Approver[] = [];
+        try {
+          await effects.prepare();
+          const sessions = createSessions({
+            agent: quorumAgent(() => effects.record({ key: 'test', principal: 'test', pid: process.pid })),
+            store: backend.stores[0]!,
+          });
+          for (const _ of PRINCIPALS)
+            approvers.push(await startApprover({ address: backend.address!, toolMs: 20 }));
+          const roles = [
+            { principal: 'a' },
+            { principal: 'b' },
+            { principal: 'c', decision: 'reject' as const },
+            { principal: 'x' },
+          ];
+
+          const decisions: Record<string, number> = {};
+          for (let round = 0; round < ROUNDS; round++) {
+            const { runId, status } = await sessions.start('send 5');
+            expect(status).toBe('needs_input');
+            const outcomes = await race(
+              approvers,
+              runId,
+              approvers.map((_, index) => roles[(index + round) % roles.length]!),
+            );
+            const context = JSON.stringify(outcomes);
+            // Exactly one request resolved the approval; every other one counted short of the quorum,
+            // was refused (x) or read a run already decided.
+            const resolvers = outcomes.filter((outcome) => outcome.decision !== undefined);
+            expect(resolvers, context).toHaveLength(1);
+            const resolver = resolvers[0]!;
+            decisions[resolver.decision!] = (decisions[resolver.decision!] ?? 0) + 1;
+            for (const outcome of outcomes) {
+              if (outcome === resolver) continue;
+              if (outcome.principal === 'x' && outcome.error === 'NOT_ASSIGNEE') continue;
+              expect(outcome.error, context).toBeUndefined();
+              if (outcome.recorded) expect(outcome.status, context).toBe('needs_input');
+              else expect([outcome.events, outcome.status === 'needs_input'], context).toEqual([[], false]);
+            }
+            const key = `${runId}:${TRANSFER_CALL_ID}`;
+            const executions = (await effects.list()).filter((effect) => effect.key === key);
+            if (resolver.decision === 'approved') {
+              // The quorum won: two distinct approvers, c not among them, and the tool ran once.
+              expect(new Set(resolver.resolvedBy).size, context).toBeGreaterThanOrEqual(QUORUM);
+              expect(resolver.resolvedBy, context).not.toContain('c');
+              expect(resolver.events.indexOf('interaction_resolved')).toBeLessThan(
+                resolver.events.indexOf('tool_started'),
+              );
+              expect(executions.map((effect) => effect.principal)).toEqual([resolver.principal]);
+            } else {
+              // The rejection won: c resolved it before the quorum, and the tool never ran.
+              expect(
+                [resolver.principal, resolver.decision, resolver.events.includes('tool_started')],
+                context,
+              ).toEqual(['c', 'rejected', false]);
+              expect(executions).toEqual([]);
+            }
+            const done = await sessions.get(runId);
+            expect(done.status).toBe('completed');
+            expect(unansweredOrTwice(done)).toEqual({});
+            expect(done.messages.filter((message) => message.role === 'tool')).toHaveLength(1);
+          }
+          expect((await effects.list()).filter((effect) => effect.principal === 'test')).toEqual([]);
+          console.log(`[quorum-race-processes] ${kind}, with a rejection:`, JSON.stringify(decisions));
+        } finally {
+          await Promise.all(approvers.map((approver) => approver.stop()));
+          await effects.drop();
+          await effects.close();
+          await backend.teardown();
+        }
+      },
+      60_000,
+    );
   }
 });

@@ -118,8 +118,12 @@ export interface ApprovalOutcome {
   resolvedBy?: string[];
   /** Those approvals' rationales, in the same order. */
   rationales?: (string | undefined)[];
+  /** Its `interaction_resolved` event's decision, when it resolved the approval. */
+  decision?: string;
   /** Its `approval_recorded` event's principal, when it counted an approval short of the quorum. */
   recorded?: string;
+  /** It got a `ConflictError` and then found the run decided (by a different decision): it gave up. */
+  superseded?: true;
   /** The error code (a `TurnkitError`) or message it failed with. */
   error?: string;
 }
@@ -127,16 +131,20 @@ export interface ApprovalOutcome {
 /** The rationale `principal` approves with. */
 export const rationaleOf = (principal: string) => `${principal} agrees`;
 
-/** Approves as `principal`, retrying on a version conflict as a client would; reports what it got. */
-export async function approveAs(
+/**
+ * Approves (or rejects) as `principal`, retrying on a `ConflictError` as a client would (it loads
+ * the run and gives up once the run is past the pause); reports what it got.
+ */
+export async function decideAs(
   sessions: Sessions,
   runId: string,
   principal: string,
+  decision: 'approve' | 'reject' = 'approve',
 ): Promise<ApprovalOutcome> {
   let conflicts = 0;
   for (;;) {
     try {
-      const result = await sessions.approve(runId, { rationale: rationaleOf(principal) }, { principal });
+      const result = await sessions[decision](runId, { rationale: rationaleOf(principal) }, { principal });
       const outcome: ApprovalOutcome = {
         principal,
         conflicts,
@@ -145,6 +153,7 @@ export async function approveAs(
       };
       for (const event of result.events) {
         if (event.type === 'interaction_resolved') {
+          outcome.decision = event.decision;
           outcome.resolvedBy = (event.approvals ?? []).map((approval) => approval.principal);
           outcome.rationales = (event.approvals ?? []).map((approval) => approval.rationale);
         }
@@ -154,6 +163,12 @@ export async function approveAs(
     } catch (error) {
       if (error instanceof ConflictError && conflicts < 100) {
         conflicts++;
+        // As the error says, load the run: once it is past the pause (someone decided otherwise),
+        // retrying cannot succeed; while it waits or is played, try again.
+        const { status } = await sessions.get(runId);
+        if (status !== 'needs_input' && status !== 'running') {
+          return { principal, conflicts, status, events: [], superseded: true };
+        }
         await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 10));
         continue;
       }
