@@ -131,7 +131,7 @@ async function dropBackend(address: StoreAddress): Promise<void> {
   }
   const pool = new pg.Pool({ connectionString: address.url, max: 1 });
   await pool.query(
-    `DROP TABLE IF EXISTS ${address.location}, ${address.location}_log, ${address.location}_pts`,
+    `DROP TABLE IF EXISTS ${address.location}, ${address.location}_log, ${address.location}_pts, ${address.location}_pending`,
   );
   await pool.end();
 }
