@@ -22,15 +22,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import config from '../tsup.config.js';
+import { entry } from '../tsup.config.js';
 
 const source = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** The public entry files (tsup's entries), which the root index may import directly. */
 const ENTRY_FILES = new Set(
-  Object.values((config as { entry: Record<string, string> }).entry).map((path) =>
-    resolve(source, '..', path),
-  ),
+  Object.values(entry as Record<string, string>).map((path) => resolve(source, '..', path)),
 );
 
 /** Lower layers first; a file may import from its own rank or below. */
