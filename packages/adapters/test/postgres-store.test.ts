@@ -271,7 +271,7 @@ describe.skipIf(!url)('postgresStore', () => {
     });
 
     it('creates every index with the longest table name it accepts, and refuses one character more', async () => {
-      const table = `t${Date.now().toString(36)}_`.padEnd(41, 'x');
+      const table = `t${Date.now().toString(36)}_`.padEnd(55, 'x');
       expect(() => postgresStore(connection.pool, { table: `${table}x` })).toThrow(TurnkitError);
       const store = postgresStore(connection.pool, { table });
       try {
@@ -281,10 +281,17 @@ describe.skipIf(!url)('postgresStore', () => {
           [table, `${table}_pending`],
         );
         const names = rows.map((row) => row.indexname);
-        for (const suffix of ['order', 'principal', 'assignees', 'kind']) {
-          expect(names).toContain(`${table}_pending_${suffix}_idx`);
+        // Five distinct indexes besides the primary keys: none lost to a name PostgreSQL cut.
+        expect(names.filter((name) => name.endsWith('_idx'))).toHaveLength(5);
+        for (const suffix of [
+          '_pending_order_idx',
+          '_pending_principal_idx',
+          '_pending_assignees_idx',
+          '_pending_kind_idx',
+          '_expires_at_idx',
+        ]) {
+          expect(names.some((name) => name.endsWith(suffix) && name.length <= 63)).toBe(true);
         }
-        expect(names).toContain(`${table}_expires_at_idx`);
       } finally {
         await connection.pool.query(
           `DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`,
@@ -292,7 +299,7 @@ describe.skipIf(!url)('postgresStore', () => {
       }
     });
 
-    it.each(['runs; DROP TABLE users', 'my-table', '1runs', 'a.b.c', '"quoted"', '', 'x'.repeat(42)])(
+    it.each(['runs; DROP TABLE users', 'my-table', '1runs', 'a.b.c', '"quoted"', '', 'x'.repeat(56)])(
       'refuses the table name %j with TurnkitError CONFIG_INVALID',
       (table) => {
         const error = (() => {

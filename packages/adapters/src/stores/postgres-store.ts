@@ -60,11 +60,23 @@ export interface PostgresStore extends SnapshotStore {
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
- * The longest a table's own name may be: its longest derived name, `<table>_pending_assignees_idx`,
- * must fit PostgreSQL's 63 characters, or PostgreSQL would cut it and `CREATE INDEX IF NOT EXISTS`
- * would find the cut name taken and silently create no index.
+ * The longest a table's own name may be: its longest derived table, `<table>_pending`, must fit
+ * PostgreSQL's 63 characters (PostgreSQL would cut it, and two cut names could meet).
  */
-const MAX_TABLE_NAME = 63 - '_pending_assignees_idx'.length;
+const MAX_TABLE_NAME = 63 - '_pending'.length;
+
+/**
+ * An index's name: `<table><suffix>`, or, when that would pass 63 characters (which PostgreSQL
+ * would cut, and `CREATE INDEX IF NOT EXISTS` would then find the cut name taken by a sibling index
+ * and silently create nothing), the table's name shortened and marked with a hash of it.
+ */
+function indexNameOf(bare: string, suffix: string): string {
+  if (bare.length + suffix.length <= 63) return `${bare}${suffix}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < bare.length; i++) hash = Math.imul(hash ^ bare.charCodeAt(i), 0x01000193) >>> 0;
+  const mark = `_${hash.toString(16).padStart(8, '0')}`;
+  return `${bare.slice(0, 63 - suffix.length - mark.length)}${mark}${suffix}`;
+}
 
 /** PostgreSQL's "undefined column" and "undefined table": the tables predate this release. */
 const MISSING_SCHEMA = new Set(['42703', '42P01']);
@@ -171,7 +183,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
   const keep = keepCount === Number.POSITIVE_INFINITY ? null : keepCount;
   // An index name cannot be schema-qualified: it is created in the table's schema.
   const bare = names[names.length - 1];
-  const indexName = `${bare}_expires_at_idx`;
+  const indexName = indexNameOf(bare, '_expires_at_idx');
 
   const query = async <Row>(where: string, text: string, values: unknown[]): Promise<Row[]> => {
     try {
@@ -387,17 +399,17 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         )`,
       );
       await pool.query(
-        `CREATE INDEX IF NOT EXISTS ${bare}_pending_order_idx ON ${pendingTable} (asked_ms, run_id, id)`,
+        `CREATE INDEX IF NOT EXISTS ${indexNameOf(bare, '_pending_order_idx')} ON ${pendingTable} (asked_ms, run_id, id)`,
       );
       await pool.query(
-        `CREATE INDEX IF NOT EXISTS ${bare}_pending_principal_idx ON ${pendingTable} (principal, asked_ms, run_id, id)`,
+        `CREATE INDEX IF NOT EXISTS ${indexNameOf(bare, '_pending_principal_idx')} ON ${pendingTable} (principal, asked_ms, run_id, id)`,
       );
       await pool.query(
-        `CREATE INDEX IF NOT EXISTS ${bare}_pending_assignees_idx ON ${pendingTable} USING gin (assignees)`,
+        `CREATE INDEX IF NOT EXISTS ${indexNameOf(bare, '_pending_assignees_idx')} ON ${pendingTable} USING gin (assignees)`,
       );
       // A kind's first page in page order, without reading and sorting every ask of that kind.
       await pool.query(
-        `CREATE INDEX IF NOT EXISTS ${bare}_pending_kind_idx ON ${pendingTable} (kind, asked_ms, run_id, id)`,
+        `CREATE INDEX IF NOT EXISTS ${indexNameOf(bare, '_pending_kind_idx')} ON ${pendingTable} (kind, asked_ms, run_id, id)`,
       );
       // Compressing the large text columns dominates each write; lz4 (PostgreSQL 14+, when built
       // with it) halves a 1000-message write against the default pglz. Older servers keep pglz.
