@@ -1,6 +1,6 @@
 /**
  * What a Workers-style bundle of the README's minimal handler costs (DESIGN §18, issue 25):
- * `createHandler({ agent, secret })` alone, then with each protocol mounted, bundled by esbuild
+ * `createClientHeldHandler({ agent, secret })` alone (`createHandler` in a build without it), then with each protocol mounted, bundled by esbuild
  * (`platform: 'browser'`, minified) from the BUILT adapters, gzipped -9. "own" is TurnKit's code
  * alone (core and adapters: zod, xstate, hono, superjson, @noble and the MCP SDK left out); "all"
  * counts them. Node built-ins stay imports; the handler imports none (DESIGN §18). `npm run bench`
@@ -49,11 +49,16 @@ function adapters(subpath: string): string {
 /** Whether this build hands mounts in (`protocols: [...]`) or takes the old object form. */
 const mountsHandedIn = !dist || readFileSync(resolve(dist, 'ai-sdk.js'), 'utf8').includes('aiSdkProtocol');
 
+/** Whether this build has the client-held-only handler (`createClientHeldHandler`, no sessions); an older one is measured with `createHandler`. */
+const clientHeldEntry =
+  !dist || readFileSync(resolve(dist, 'http.js'), 'utf8').includes('createClientHeldHandler');
+const HANDLER = clientHeldEntry ? 'createClientHeldHandler' : 'createHandler';
+
 /** The README's minimal client-held handler, with these protocols mounted. */
 function entry(protocols: Protocol[]): string {
   const lines = [
     "import { defineAgent } from '@turnkit/core';",
-    `import { createHandler } from ${adapters('http')};`,
+    `import { ${HANDLER} as createHandler } from ${adapters('http')};`,
   ];
   let mounts = '';
   if (mountsHandedIn) {

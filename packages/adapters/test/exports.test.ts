@@ -41,6 +41,7 @@ const SUBPATHS: Record<string, { entry: string; names: string[] }> = {
       'PROBLEM_STATUS',
       'ROUTE_NAMES',
       'STATE_MESSAGES_MAX_CHARS',
+      'createClientHeldHandler',
       'createEventHub',
       'createHandler',
       'eventsToken',

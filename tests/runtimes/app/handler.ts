@@ -3,7 +3,7 @@
  * reports the answer, behind two client-held handlers with one secret — `/plain` signs its
  * snapshots, `/sealed` also encrypts them — so a snapshot started on one runtime resumes on any other.
  */
-import { createEventHub, createHandler } from '@turnkit/adapters/http';
+import { createClientHeldHandler, createEventHub } from '@turnkit/adapters/http';
 import { askUserQuestion, defineAgent, type ModelRequest } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 
@@ -36,8 +36,14 @@ const agent = defineAgent({
 
 // One hub per isolate: a run's event stream is read on the runtime that plays its turn.
 const eventHub = createEventHub();
-const plain = createHandler({ agent, secret: SECRET, eventHub, basePath: '/plain' });
-const sealed = createHandler({ agent, secret: SECRET, eventHub, encrypt: true, basePath: '/sealed' });
+const plain = createClientHeldHandler({ agent, secret: SECRET, eventHub, basePath: '/plain' });
+const sealed = createClientHeldHandler({
+  agent,
+  secret: SECRET,
+  eventHub,
+  encrypt: true,
+  basePath: '/sealed',
+});
 
 /** Serves `/plain/*` and `/sealed/*`. */
 export function handler(request: Request): Promise<Response> {

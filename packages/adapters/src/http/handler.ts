@@ -4,7 +4,7 @@
  * Lambda. Built on Hono: CORS (when asked) → bearer token → route (by the raw path) → `authorize`
  * about that route → the route → problem details.
  */
-import type { TurnOptions } from '@turnkit/core';
+import { TurnkitError, type TurnOptions } from '@turnkit/core';
 import { Hono } from 'hono';
 import { createEventHub, hubPublisher, type RequestOnEvent } from '../events/index.js';
 import { callerPrincipal, corsPolicy, tokenGate } from './auth.js';
@@ -57,11 +57,39 @@ function rawPath(request: Request): string {
  * serve({ fetch: handler, port: 8787 });
  */
 export function createHandler(options: HandlerOptions): FetchHandler {
+  return handlerWith(options, storeBackend);
+}
+
+/**
+ * Creates the HTTP handler of an agent in client-held mode only: {@link createHandler} without
+ * store mode, so a bundle of it never holds core's sessions (about 8 kB min+gzip less in a
+ * Workers bundle, DESIGN §18). The same options, routes and responses as `createHandler({ agent,
+ * secret })`; use it where the client holds the run (Workers, Edge, Lambda), and `createHandler`
+ * for a `store`.
+ *
+ * Throws `TurnkitError` `CONFIG_INVALID` when given a `store` (or when the options cannot work, as
+ * `createHandler` does).
+ *
+ * @example
+ * export default { fetch: createClientHeldHandler({ agent, secret: env.TURNKIT_SECRET }) };
+ */
+export function createClientHeldHandler(options: HandlerOptions): FetchHandler {
+  if (options.store) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      'createClientHeldHandler: a `store` was given, but this handler is client-held only. Use `createHandler` from @turnkit/adapters/http for store mode, or leave `store` out.',
+    );
+  }
+  return handlerWith(options, undefined);
+}
+
+/** The handler, with store mode's backend handed in by the entry that offers it (none: client-held only, so sessions are never referenced). */
+function handlerWith(options: HandlerOptions, storeMode: typeof storeBackend | undefined): FetchHandler {
   const { basePath, maxBodyBytes } = checkOptions(options);
   const agent = withKeys(options.agent, options.secret, options.encrypt === true);
   let backend: RunBackend;
-  if (options.store) {
-    backend = storeBackend(agent, options.store, options.leaseMs, options.onInteraction);
+  if (options.store && storeMode) {
+    backend = storeMode(agent, options.store, options.leaseMs, options.onInteraction);
   } else {
     assertSigning(agent);
     const replay =

@@ -18,7 +18,7 @@ export type { Authorize, AuthorizeResult, RouteInfo, RouteName } from './auth.js
 export { ROUTE_NAMES } from './auth.js';
 export { DEFAULT_MAX_BODY_BYTES } from './body.js';
 export { eventsToken, MIN_SECRET_LENGTH } from './client-held.js';
-export { createHandler } from './handler.js';
+export { createClientHeldHandler, createHandler } from './handler.js';
 export type {
   FetchHandler,
   HandlerOptions,
