@@ -75,9 +75,21 @@ describe('createClientHeldHandler', () => {
     expect((await send(handler, 'GET', '/interactions')).status).toBe(404);
   });
 
-  it("keeps core's sessions out of a bundle, which createHandler's holds", async () => {
-    const sessions = (files: string[]) => files.filter((file) => /core\/dist\/esm\/sessions\//.test(file));
-    expect(sessions(await bundledFiles('createHandler'))).not.toEqual([]);
-    expect(sessions(await bundledFiles('createClientHeldHandler'))).toEqual([]);
+  it("keeps core's sessions and the store-only routes out of a bundle, which createHandler's holds", async () => {
+    const storeOnly = (files: string[]) =>
+      files.filter(
+        (file) =>
+          /core\/dist\/esm\/sessions\//.test(file) ||
+          /(^|\/)src\/http\/(backend|sweep|links|stop|inbox|fork|store-mode)\.ts$/.test(file),
+      );
+    const full = storeOnly(await bundledFiles('createHandler'));
+    expect(full.filter((file) => file.includes('/sessions/'))).not.toEqual([]);
+    expect(
+      full
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => file.split('/').at(-1))
+        .sort(),
+    ).toEqual(['backend.ts', 'fork.ts', 'inbox.ts', 'links.ts', 'stop.ts', 'store-mode.ts', 'sweep.ts']);
+    expect(storeOnly(await bundledFiles('createClientHeldHandler'))).toEqual([]);
   }, 60_000);
 });

@@ -8,15 +8,14 @@ import { TurnkitError, type TurnOptions } from '@turnkit/core';
 import { Hono } from 'hono';
 import { createEventHub, hubPublisher, type RequestOnEvent } from '../events/index.js';
 import { callerPrincipal, corsPolicy, tokenGate } from './auth.js';
-import { type RunBackend, storeBackend } from './backend.js';
+import type { RunBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
-import { registerAnswerLink } from './links.js';
 import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
 import { servedWithProblems } from './problem.js';
 import { type HandlerEnv, registerRoutes } from './routes.js';
 import { bodySchemas } from './schemas.js';
 import { DEFAULT_MAX_QUEUED_BYTES } from './sse.js';
-import { registerSweep } from './sweep.js';
+import { type StoreMode, storeMode } from './store-mode.js';
 
 const defaultOnError = (error: unknown) => console.error('[turnkit/http]', error);
 
@@ -57,12 +56,12 @@ function rawPath(request: Request): string {
  * serve({ fetch: handler, port: 8787 });
  */
 export function createHandler(options: HandlerOptions): FetchHandler {
-  return handlerWith(options, storeBackend);
+  return handlerWith(options, storeMode);
 }
 
 /**
  * Creates the HTTP handler of an agent in client-held mode only: {@link createHandler} without
- * store mode, so a bundle of it never holds core's sessions (about 8 kB min+gzip less in a
+ * store mode, so a bundle of it never holds core's sessions nor the store-only routes (about 11 kB min+gzip less in a
  * Workers bundle, DESIGN §18). The same options, routes and responses as `createHandler({ agent,
  * secret })`; use it where the client holds the run (Workers, Edge, Lambda), and `createHandler`
  * for a `store`.
@@ -83,13 +82,13 @@ export function createClientHeldHandler(options: HandlerOptions): FetchHandler {
   return handlerWith(options, undefined);
 }
 
-/** The handler, with store mode's backend handed in by the entry that offers it (none: client-held only, so sessions are never referenced). */
-function handlerWith(options: HandlerOptions, storeMode: typeof storeBackend | undefined): FetchHandler {
+/** The handler, with store mode handed in by the entry that offers it (none: client-held only, so neither sessions nor the store-only routes are referenced). */
+function handlerWith(options: HandlerOptions, store: StoreMode | undefined): FetchHandler {
   const { basePath, maxBodyBytes } = checkOptions(options);
   const agent = withKeys(options.agent, options.secret, options.encrypt === true);
   let backend: RunBackend;
-  if (options.store && storeMode) {
-    backend = storeMode(agent, options.store, options.leaseMs, options.onInteraction);
+  if (options.store && store) {
+    backend = store.backend(agent, options.store, options.leaseMs, options.onInteraction);
   } else {
     assertSigning(agent);
     const replay =
@@ -129,9 +128,9 @@ function handlerWith(options: HandlerOptions, storeMode: typeof storeBackend | u
     );
   }
   // Registered before the token check: a sweep is authenticated by its own token alone.
-  if (options.sweepToken && backend.sweep) {
+  if (store && options.sweepToken && backend.sweep) {
     const clock = options.now ? { now: options.now } : {};
-    registerSweep(app, options.sweepToken, backend.sweep, {
+    store.registerSweep(app, options.sweepToken, backend.sweep, {
       onEvent: publisher.forRequest,
       onError,
       onSettled: publishState,
@@ -139,8 +138,8 @@ function handlerWith(options: HandlerOptions, storeMode: typeof storeBackend | u
     });
   }
   // Registered before the token check too: an answer link is its own credential.
-  if (backend.answerWithLink) {
-    registerAnswerLink(app, {
+  if (store && backend.answerWithLink) {
+    store.registerAnswerLink(app, {
       answerWithLink: backend.answerWithLink,
       authorize: options.authorize,
       onError,
@@ -180,6 +179,7 @@ function handlerWith(options: HandlerOptions, storeMode: typeof storeBackend | u
     messages,
     context: options.context,
     ...(options.queue ? { queue: options.queue } : {}),
+    ...(store ? { storeRoutes: store } : {}),
     turnOptions: (c) => {
       const request = c.req.raw;
       // The full error of a failed model call (provider text, base URL) goes to onError only:

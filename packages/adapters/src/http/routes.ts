@@ -27,12 +27,12 @@ import type { HandlerEnv } from './auth.js';
 import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
 import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
-import { forkRoute } from './fork.js';
-import { registerInbox } from './inbox.js';
+import type { forkRoute } from './fork.js';
+import type { registerInbox } from './inbox.js';
 import { HttpProblem } from './problem.js';
 import { type BodySchemas, type HeldBody, parseBody } from './schemas.js';
 import { sseResponse } from './sse.js';
-import { stopRoute } from './stop.js';
+import type { stopRoute } from './stop.js';
 
 export type { HandlerEnv } from './auth.js';
 
@@ -53,6 +53,12 @@ export interface RouteDeps {
   context?: (request: Request) => unknown | Promise<unknown>;
   /** Background turns: where `Prefer: respond-async` requests enqueue their claimed turn. */
   queue?: TurnQueue;
+  /** Store mode's own routes (stop, inbox, fork), handed in by `createHandler` only. */
+  storeRoutes?: {
+    stopRoute: typeof stopRoute;
+    registerInbox: typeof registerInbox;
+    forkRoute: typeof forkRoute;
+  };
   /** Fresh options for one call: the hub-publishing `onEvent`, `onError`, the clock, the principal. */
   turnOptions(c: Context<HandlerEnv>): TurnOptions & { onEvent: RequestOnEvent };
 }
@@ -228,13 +234,16 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
     );
   });
 
-  if (backend.stop) {
+  const store = deps.storeRoutes;
+  if (store && backend.stop) {
     const stop = backend.stop;
-    app.post('/runs/:id/stop', guard('stop'), stopRoute({ ...deps, stop, runIdOf, view }));
+    app.post('/runs/:id/stop', guard('stop'), store.stopRoute({ ...deps, stop, runIdOf, view }));
   }
-  if (backend.inbox) registerInbox(app, guard('inbox'), backend.inbox);
-  if (backend.fork)
-    app.post('/runs/:id/fork', guard('fork'), forkRoute({ ...deps, fork: backend.fork, runIdOf, view }));
+  if (store && backend.inbox) store.registerInbox(app, guard('inbox'), backend.inbox);
+  if (store && backend.fork) {
+    const fork = backend.fork;
+    app.post('/runs/:id/fork', guard('fork'), store.forkRoute({ ...deps, fork, runIdOf, view }));
+  }
 
   /**
    * The first `state` of an event stream (store mode): from the run's head alone (DESIGN §17) unless
