@@ -182,7 +182,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
   const keepCount = pointsToKeep(options.keepHistory, 'postgresStore');
   const keep = keepCount === Number.POSITIVE_INFINITY ? null : keepCount;
   // An index name cannot be schema-qualified: it is created in the table's schema.
-  const bare = names[names.length - 1];
+  const bare = names[names.length - 1]!;
   const indexName = indexNameOf(bare, '_expires_at_idx');
 
   const query = async <Row>(where: string, text: string, values: unknown[]): Promise<Row[]> => {
