@@ -77,6 +77,28 @@ return {1, version, now}
 const CHUNKS_PER_READ = 500;
 
 /**
+ * Reads the first `count` chunks of both logs of the hash KEYS[1] into `messages` and `resolved`.
+ * A corrupted count must never make this loop spin (it would block the whole server): it is a whole
+ * number no larger than the hash's own field count, or the read is refused.
+ */
+const READ_CHUNKS = `if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
+  return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
+end
+local messages, resolved = {}, {}
+for from = 1, count, ${CHUNKS_PER_READ} do
+  local fields = {}
+  for i = from, math.min(count, from + ${CHUNKS_PER_READ - 1}) do
+    fields[#fields + 1] = 'm' .. i
+    fields[#fields + 1] = 'r' .. i
+  end
+  local values = redis.call('HMGET', KEYS[1], unpack(fields))
+  for j = 1, #values, 2 do
+    if values[j] then messages[#messages + 1] = values[j] end
+    if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
+  end
+end`;
+
+/**
  * History (DESIGN §21), in the write's script: the point of this version is the field p<version>,
  * `<now>:<chunks>:<head>` (the chunks its logs then had); `pfrom` is the oldest kept. ARGV[14]:
  * how many points to keep ('' = all, '0' = none). A rewrite starts the hash afresh, points too.
@@ -108,22 +130,7 @@ if not point then return nil end
 local a = string.find(point, ':', 1, true)
 local b = a and string.find(point, ':', a + 1, true)
 local count = b and tonumber(string.sub(point, a + 1, b - 1))
-if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
-  return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
-end
-local messages, resolved = {}, {}
-for from = 1, count, ${CHUNKS_PER_READ} do
-  local fields = {}
-  for i = from, math.min(count, from + ${CHUNKS_PER_READ - 1}) do
-    fields[#fields + 1] = 'm' .. i
-    fields[#fields + 1] = 'r' .. i
-  end
-  local values = redis.call('HMGET', KEYS[1], unpack(fields))
-  for j = 1, #values, 2 do
-    if values[j] then messages[#messages + 1] = values[j] end
-    if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
-  end
-end
+${READ_CHUNKS}
 return {string.sub(point, b + 1), table.concat(messages, ','), table.concat(resolved, ',')}
 `;
 
@@ -200,25 +207,8 @@ if run[2] then
   if tonumber(run[3]) > now then live = 1 end
 end
 if run[4] then return {run[1], owner, live, now, run[4]} end
--- A corrupted count must never make this loop spin (it would block the whole server): it is a
--- whole number no larger than the hash's own field count, or the read is refused.
 local count = tonumber(run[6])
-if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
-  return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
-end
-local messages, resolved = {}, {}
-for from = 1, count, ${CHUNKS_PER_READ} do
-  local fields = {}
-  for i = from, math.min(count, from + ${CHUNKS_PER_READ - 1}) do
-    fields[#fields + 1] = 'm' .. i
-    fields[#fields + 1] = 'r' .. i
-  end
-  local values = redis.call('HMGET', KEYS[1], unpack(fields))
-  for j = 1, #values, 2 do
-    if values[j] then messages[#messages + 1] = values[j] end
-    if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
-  end
-end
+${READ_CHUNKS}
 return {run[1], owner, live, now, run[5], table.concat(messages, ','), table.concat(resolved, ',')}
 `;
 
