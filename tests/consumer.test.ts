@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namedExamples } from './fixtures/doc-blocks.js';
 import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
@@ -48,14 +49,9 @@ async function workspaceVersion(name: string): Promise<string> {
   return manifest.version;
 }
 
+/** The named examples of the READMEs and the docs pages. */
 async function readmeExamples(): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  for (const readme of ['README.md', 'packages/adapters/README.md']) {
-    const text = await readFile(join(root, readme), 'utf8');
-    for (const match of text.matchAll(/```tsx?\n(\/\/ example: ([\w-]+)\n[\s\S]*?)```/g))
-      found.set(match[2]!, match[1]!);
-  }
-  return found;
+  return new Map((await namedExamples()).map((example) => [example.name, example.code]));
 }
 
 /**

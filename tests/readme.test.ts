@@ -1,29 +1,25 @@
 /**
- * Runs every ```ts block of the READMEs that starts with `// example: <name>`, exactly as written,
- * in a fresh Node process against the built packages, and checks what it prints. An example that
- * imports `./agent.js` gets the README's `agent` example (a scripted inventory agent) beside it.
+ * Runs every ```ts block of the documentation that starts with `// example: <name>` (in the root
+ * README, the packages' READMEs and the pages under docs/), exactly as written, in a fresh Node
+ * process against the built packages, and checks what it prints. An example that imports
+ * `./agent.js` gets the `agent` example of Getting started (a scripted inventory agent) beside it.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { namedExamples } from './fixtures/doc-blocks.js';
 import { freePort } from './free-port.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const scratch = join(here, '.examples');
 const run = promisify(execFile);
-const readmes = [join(here, '..', 'README.md'), join(here, '..', 'packages', 'adapters', 'README.md')];
 
+/** The named examples by name (the list test below fails on a name written twice). */
 async function examples(): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  for (const readme of readmes) {
-    const text = await readFile(readme, 'utf8');
-    for (const match of text.matchAll(/```tsx?\n(\/\/ example: ([\w-]+)\n[\s\S]*?)```/g))
-      found.set(match[2]!, match[1]!);
-  }
-  return found;
+  return new Map((await namedExamples()).map((example) => [example.name, example.code]));
 }
 
 /** Writes the example and the ones it goes with to the scratch folder, as `<name>.<ext>`. */
@@ -32,7 +28,7 @@ async function writeExamples(names: string[], ext = 'ts'): Promise<void> {
   await mkdir(scratch, { recursive: true });
   for (const name of names) {
     const code = all.get(name);
-    if (!code) throw new Error(`no README has an example named ${name}`);
+    if (!code) throw new Error(`no page of the documentation has an example named ${name}`);
     await writeFile(join(scratch, `${name}.${ext}`), code);
   }
 }
@@ -72,15 +68,15 @@ async function runFrontend(client: string) {
 const pgUrl = process.env.TURNKIT_PG_URL;
 const redisUrl = process.env.TURNKIT_REDIS_URL;
 if (!redisUrl && process.env.CI !== 'true') {
-  console.warn('TURNKIT_REDIS_URL is not set: the README example of background turns is skipped.');
+  console.warn('TURNKIT_REDIS_URL is not set: the example of background turns is skipped.');
 }
 if (!pgUrl && process.env.CI !== 'true') {
-  console.warn('TURNKIT_PG_URL is not set: the README example on PostgreSQL is skipped.');
+  console.warn('TURNKIT_PG_URL is not set: the example on PostgreSQL is skipped.');
 }
 
-describe('README examples', () => {
-  it('lists the examples this suite knows', async () => {
-    expect([...(await examples()).keys()].sort()).toEqual([
+describe('the named examples of the documentation', () => {
+  it('lists the examples this suite knows, each name once', async () => {
+    expect((await namedExamples()).map((example) => example.name).sort()).toEqual([
       'agent',
       'agent-essentials',
       'ai-sdk-model',
@@ -132,7 +128,7 @@ describe('README examples', () => {
     ]);
   });
 
-  it('getting-started: the agent.ts shown pauses on its question, and the answer completes the run', async () => {
+  it('getting-started: the README quick start pauses on its question, and the answer completes the run', async () => {
     const lines = (await runExample('getting-started')).trim().split('\n');
     expect(lines).toEqual(['needs_input', 'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}']);
   });

@@ -1,9 +1,9 @@
 /**
- * The root README's `use-chat` example, run in Chromium exactly as written: the ```tsx block that
- * starts `// example: use-chat` is read from README.md at test time, bundled with esbuild together
- * with a three-line entry that renders its `<Assistant />`, and served by the demo's own handler in
- * place of the demo's page. The test then chats through it: a question answered with its buttons,
- * an approval, the assistant's report.
+ * The `use-chat` example of the useChat guide, run in Chromium exactly as written: the ```tsx block
+ * that starts `// example: use-chat` is read from docs/guides/use-chat.md at test time, bundled with
+ * esbuild together with a three-line entry that renders its `<Assistant />`, and served by the demo's
+ * own handler in place of the demo's page. The test then chats through it: a question answered with
+ * its buttons, an approval, the assistant's report.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,15 +15,16 @@ import { ARTIFACTS, available, withChromium } from './chromium.js';
 import { withChatServer } from './helpers.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
-const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
+/** The guide that holds the `use-chat` example (it moved there from the root README). */
+const README = fileURLToPath(new URL('../../../docs/guides/use-chat.md', import.meta.url));
 
-/** The README's `// example: <name>` block (a ```ts or ```tsx fence), as written. */
+/** The guide's `// example: <name>` block (a ```ts or ```tsx fence), as written. */
 async function readmeExample(name: string): Promise<string> {
   const text = await readFile(README, 'utf8');
   for (const match of text.matchAll(/```tsx?\n(\/\/ example: ([\w-]+)\n[\s\S]*?)```/g)) {
     if (match[2] === name) return match[1]!;
   }
-  throw new Error(`README.md has no \`// example: ${name}\` block`);
+  throw new Error(`docs/guides/use-chat.md has no \`// example: ${name}\` block`);
 }
 
 const ENTRY = `
