@@ -47,7 +47,7 @@ need() {
     log "$command is missing: installing $*"
     apt_install "$@"
   else
-    log "$command is not installed: the tests that need it skip (see docs/getting-started.md#tests)"
+    log "$command is not installed: the tests that need it skip (see docs/architecture/repository.md#tests)"
     return 1
   fi
 }
