@@ -15,7 +15,11 @@ export {
 } from './errors.js';
 export type { ResponseInput, RunTurnRequest } from './interpreter/index.js';
 export {
+  type AgentTool,
+  type AgentToolOptions,
+  agentTool,
   answerQuestion,
+  answerSubagentTool,
   approve,
   cancelQuestion,
   estimateTokens,
@@ -112,8 +116,6 @@ export {
 export type {
   Agent,
   AgentConfig,
-  AgentTool,
-  AgentToolOptions,
   AnsweredQuestion,
   AnyAgent,
   AnyFunctionTool,
@@ -138,12 +140,11 @@ export type {
   ShellAskToolOptions,
   SubagentBinding,
   SubagentQuestionPolicy,
+  SubagentRuntime,
   Tool,
   ToolContext,
 } from './tools/index.js';
 export {
-  agentTool,
-  answerSubagentTool,
   askUserQuestion,
   DEFAULT_KEEP_RECENT,
   defineAgent,

@@ -2,6 +2,12 @@
  * The interpreter: runs the machine's effects (model calls, tools, sub-agents) and the public entry
  * points that play a turn. Sessions build on the lower-level pieces exported here.
  */
+export {
+  type AgentTool,
+  type AgentToolOptions,
+  agentTool,
+  answerSubagentTool,
+} from './agent-tool.js';
 export { COMPACTION_INSTRUCTION, compactionCut, estimateTokens, SUMMARY_PREFIX } from './compaction.js';
 export { beginTurn } from './events.js';
 export { markInDoubt } from './in-doubt.js';

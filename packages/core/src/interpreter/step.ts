@@ -23,7 +23,7 @@ import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
 import { inDoubtOutcome, isInDoubt } from './in-doubt.js';
 import { now, type Run } from './run.js';
-import { runAnswerSubagent, runSubagentCall } from './subagents.js';
+import type { SubagentPlayer } from './subagents.js';
 import { endOpenToolSpans } from './telemetry.js';
 import { parseToolInput } from './tool-input.js';
 
@@ -196,10 +196,16 @@ async function runCall(
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
-  if (tool.builtin === 'answer_subagent') return runAnswerSubagent(run, tool, call, drive);
-  if (tool.subagent) {
+  if (tool.builtin === 'answer_subagent' || tool.subagent) {
+    // The player comes with the tool (agentTool, answerSubagentTool), so the loop never imports it.
+    const player = tool.subagents as SubagentPlayer | undefined;
+    if (!player) {
+      const result = `${tool.name} is an agent tool that was not made by agentTool or answerSubagentTool, so the loop cannot play it.`;
+      return { result: toolErrorResult('tool_error', result) };
+    }
+    if (tool.builtin === 'answer_subagent') return player.answer(run, tool, call, drive);
     startTool(run, call.id, tool.name, stepCall.status === 'resuming');
-    const outcome = await runSubagentCall(
+    const outcome = await player.call(
       run,
       tool,
       call,

@@ -6,11 +6,11 @@
  * `answer_subagent` tool; under `reject` the child may not ask. The child's loop is the `drive`
  * function the loop passes in.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { TurnkitError } from '../errors.js';
 import { type CallResult, type ChildState, type ParkedChild, pendingInteractions } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
-import type { AnyFunctionTool, answerInput } from '../tools/index.js';
+import type { AnyFunctionTool, SubagentRuntime } from '../tools/index.js';
 import type { ToolCall } from '../types.js';
 import { childRun, childState, type DriveToRest } from './child.js';
 import { beginTurn } from './events.js';
@@ -18,6 +18,18 @@ import { applyResolutions, prepareResolutions, type ResponseInput } from './reso
 import { toPending } from './result.js';
 import { type Run, send, stateOf } from './run.js';
 import { parseToolInput } from './tool-input.js';
+
+/** The input of `answer_subagent`. */
+export const answerInput = z.object({
+  interactionId: z.string().min(1).describe('The interactionId from the sub-agent result'),
+  answers: z
+    .unknown()
+    .optional()
+    .describe('For a question: {"<header>": "<label>"} (or {"selected": [...], "other": "..."} per header)'),
+  decision: z.enum(['approve', 'reject']).optional().describe('For an approval'),
+  value: z.unknown().optional().describe('For an input form: a value matching its schema'),
+  rationale: z.string().optional(),
+});
 
 /** What the parent model reads when a child pauses under the `parent` policy. */
 function needsInputResult(run: Run): string {
@@ -90,6 +102,15 @@ function outcomeOf(run: Run, tool: AnyFunctionTool, call: ToolCall, parked = fal
     default:
       return undefined;
   }
+}
+
+/**
+ * The sub-agent player an agent tool carries (`subagents`, put there by `agentTool` and
+ * `answerSubagentTool`): the loop plays children through it and never imports this file.
+ */
+export interface SubagentPlayer extends SubagentRuntime {
+  call: typeof runSubagentCall;
+  answer: typeof runAnswerSubagent;
 }
 
 /** Starts (or, with `state`, continues) the child of an agent-tool call. */

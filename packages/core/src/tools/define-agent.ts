@@ -5,14 +5,22 @@
  */
 import { TurnkitError } from '../errors.js';
 import type { ResponseFormat, ToolSpec } from '../types.js';
-import { answerSubagentTool } from './agent-tool.js';
 import { checkBudget, checkPricing } from './budget-config.js';
 import { toJsonSchema } from './define-tool.js';
-import type { Agent, AgentConfig, Tool } from './definitions.js';
+import type { Agent, AgentConfig, AnyFunctionTool, SubagentRuntime, Tool } from './definitions.js';
 import { checkHistory } from './history-config.js';
 import { checkModelSettings } from './model-settings.js';
 
 /** A question tool's spec with `to`, for a sub-agent whose parent lets it choose who answers. */
+/** The sub-agent player an agent tool carries; a tool with a `subagent` binding but no player was not made by `agentTool`. */
+function playerOf(agentName: string, tool: AnyFunctionTool): SubagentRuntime {
+  if (tool.subagents) return tool.subagents;
+  throw new TurnkitError(
+    'CONFIG_INVALID',
+    `Agent ${agentName}: tool ${tool.name} has a sub-agent binding but was not made by agentTool: make agent tools with agentTool(child, options).`,
+  );
+}
+
 function routedSpec(spec: ToolSpec): ToolSpec {
   const { parameters } = spec.function;
   const to = {
@@ -107,8 +115,9 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   const routesToParent = (tool: Tool) =>
     tool.kind === 'function' &&
     (tool.subagent?.questions === 'parent' || tool.subagent?.questions === 'choose');
-  if (tools.some(routesToParent)) {
-    if (!tools.some((tool) => tool.name === 'answer_subagent')) tools.push(answerSubagentTool());
+  const router = tools.find(routesToParent);
+  if (router?.kind === 'function' && !tools.some((tool) => tool.name === 'answer_subagent')) {
+    tools.push(playerOf(config.name, router).answerTool());
   }
   const toolIndex = new Map<string, Tool>();
   for (const tool of tools) {

@@ -264,6 +264,21 @@ export interface AnyFunctionTool {
   subagent?: SubagentBinding;
   /** Set on the built-in `answer_subagent` tool. */
   builtin?: 'answer_subagent';
+  /**
+   * Set with `subagent` and `builtin` (by `agentTool` and `answerSubagentTool`): the interpreter's
+   * code that plays sub-agents, carried by the tool so that a program without agent tools bundles
+   * none of it (DESIGN §18).
+   */
+  subagents?: SubagentRuntime;
+}
+
+/**
+ * The sub-agent player an agent tool carries. Opaque at this layer: the interpreter's player also
+ * plays the child (its functions take the interpreter's run).
+ */
+export interface SubagentRuntime {
+  /** Makes the built-in `answer_subagent` tool a parent gets under the `parent` and `choose` policies. */
+  answerTool(): AnyFunctionTool;
 }
 
 /** How a sub-agent's own questions and approvals travel (see `agentTool`). */

@@ -1,11 +1,4 @@
-/** Tools and agents as plain descriptions: `defineTool`, `askUserQuestion`, `agentTool`, `defineAgent`. */
-export {
-  type AgentTool,
-  type AgentToolOptions,
-  agentTool,
-  answerInput,
-  answerSubagentTool,
-} from './agent-tool.js';
+/** Tools and agents as plain descriptions: `defineTool`, `askUserQuestion`, `defineAgent` (`agentTool` carries the interpreter's player, so it lives there). */
 export { BUDGET_KEYS, budgetProblems, checkBudget, checkPricing, mergeBudgets } from './budget-config.js';
 export { defineAgent } from './define-agent.js';
 export { defineTool, hashSchema } from './define-tool.js';

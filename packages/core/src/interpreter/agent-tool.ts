@@ -1,12 +1,20 @@
 /**
  * The definition side of sub-agents (DESIGN §6): `agentTool` turns an agent into a tool of another
  * agent, and `answerSubagentTool` is the built-in tool a parent model answers its children with.
- * Neither runs anything itself: the interpreter recognises them by `subagent` and `builtin`.
+ * Neither runs anything itself: each carries the interpreter's sub-agent player (`subagents`),
+ * which the loop calls when it meets `subagent` or `builtin`. The player lives here, not in the
+ * loop's imports, so a program without agent tools bundles none of it (DESIGN §18).
  */
 import { z } from 'zod';
 import { TurnkitError } from '../errors.js';
-import { defineTool } from './define-tool.js';
-import type { AnyAgent, AnyFunctionTool, FunctionTool, SubagentQuestionPolicy } from './definitions.js';
+import {
+  type AnyAgent,
+  type AnyFunctionTool,
+  defineTool,
+  type FunctionTool,
+  type SubagentQuestionPolicy,
+} from '../tools/index.js';
+import { answerInput, runAnswerSubagent, runSubagentCall, type SubagentPlayer } from './subagents.js';
 
 /** Options of {@link agentTool}. */
 export interface AgentToolOptions {
@@ -26,7 +34,8 @@ export interface AgentToolOptions {
 }
 
 /** The tool made by {@link agentTool}: input `{ input }`, result the child's final output (its JSON text with an `output` schema). */
-export type AgentTool = FunctionTool<{ input: string }, string> & Pick<AnyFunctionTool, 'subagent'>;
+export type AgentTool = FunctionTool<{ input: string }, string> &
+  Pick<AnyFunctionTool, 'subagent' | 'subagents'>;
 
 const subagentInput = z.object({
   input: z
@@ -58,20 +67,8 @@ export function agentTool(child: AnyAgent, options: AgentToolOptions = {}): Agen
     input: subagentInput,
     execute: notRunDirectly,
   });
-  return { ...tool, subagent: { agent: child, questions: options.questions ?? 'bubble' } };
+  return { ...tool, subagent: { agent: child, questions: options.questions ?? 'bubble' }, subagents: PLAYER };
 }
-
-/** The input of `answer_subagent`. */
-export const answerInput = z.object({
-  interactionId: z.string().min(1).describe('The interactionId from the sub-agent result'),
-  answers: z
-    .unknown()
-    .optional()
-    .describe('For a question: {"<header>": "<label>"} (or {"selected": [...], "other": "..."} per header)'),
-  decision: z.enum(['approve', 'reject']).optional().describe('For an approval'),
-  value: z.unknown().optional().describe('For an input form: a value matching its schema'),
-  rationale: z.string().optional(),
-});
 
 /** The built-in tool an agent gets when one of its agent tools uses the `parent` policy. */
 export function answerSubagentTool(): AnyFunctionTool {
@@ -82,5 +79,12 @@ export function answerSubagentTool(): AnyFunctionTool {
     input: answerInput,
     execute: notRunDirectly,
   });
-  return { ...tool, builtin: 'answer_subagent' };
+  return { ...tool, builtin: 'answer_subagent', subagents: PLAYER };
 }
+
+/** What both tools carry: how the loop plays a child, and how a parent gets its `answer_subagent`. */
+const PLAYER: SubagentPlayer = {
+  answerTool: answerSubagentTool,
+  call: runSubagentCall,
+  answer: runAnswerSubagent,
+};

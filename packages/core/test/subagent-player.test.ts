@@ -1,0 +1,99 @@
+/**
+ * Sub-agents are carried by their tools (DESIGN §6, §18): `agentTool` and `answerSubagentTool` hold
+ * the interpreter's sub-agent player, so a program without agent tools bundles none of it, and a
+ * tool that names a child without carrying the player is refused instead of half played.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type AnyFunctionTool, agentTool, defineAgent, defineTool, runTurn } from '../src/index.js';
+import { scriptedModel } from '../src/testing/index.js';
+import { expectOneResultPerCall, toolResults } from './helpers.js';
+
+const source = join(dirname(fileURLToPath(import.meta.url)), '../src');
+
+/** The core source files that put code into a bundle of `entry`. */
+async function bundledFiles(entry: string): Promise<string[]> {
+  const result = await build({
+    stdin: { contents: entry, resolveDir: source, loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    external: ['zod', 'superjson', '@noble/*'],
+  });
+  const inputs = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs);
+  return inputs
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([file]) => file.replace(/^(.*\/)?src\//, ''));
+}
+
+const child = defineAgent({ name: 'helper', instructions: 'Help.', model: scriptedModel(['done']) });
+
+/** An agent tool's binding without the player `agentTool` puts beside it. */
+function handMadeAgentTool(questions: 'bubble' | 'parent'): AnyFunctionTool {
+  const { subagents: _player, ...tool } = agentTool(child, { questions });
+  return tool as AnyFunctionTool;
+}
+
+describe('the sub-agent player', () => {
+  it('is not bundled by a program that plays turns without agent tools', async () => {
+    const files = await bundledFiles("export { answerQuestion, defineAgent, runTurn } from './index.js';");
+    expect(files).toContain('interpreter/step.ts');
+    expect(files).not.toContain('interpreter/subagents.ts');
+    expect(files).not.toContain('interpreter/agent-tool.ts');
+  });
+
+  it('is bundled with agentTool', async () => {
+    const files = await bundledFiles("export { agentTool, defineAgent, runTurn } from './index.js';");
+    expect(files).toContain('interpreter/subagents.ts');
+  });
+
+  it('is carried by agentTool and by the answer_subagent tool defineAgent adds for the parent policy', () => {
+    const tool = agentTool(child, { questions: 'parent' });
+    expect(tool.subagents).toBeDefined();
+    const parent = defineAgent({
+      name: 'lead',
+      instructions: 'Lead.',
+      model: scriptedModel(['ok']),
+      tools: [tool],
+    });
+    const answer = parent.tools.find((entry) => entry.name === 'answer_subagent') as AnyFunctionTool;
+    expect(answer.builtin).toBe('answer_subagent');
+    expect(answer.subagents).toBe(tool.subagents);
+  });
+
+  it('refuses, in defineAgent, a parent-policy binding that carries no player', () => {
+    expect(() =>
+      defineAgent({
+        name: 'lead',
+        instructions: 'Lead.',
+        model: scriptedModel(['ok']),
+        tools: [handMadeAgentTool('parent')],
+      }),
+    ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+
+  it('answers a call of a binding without a player with a tool error, one result for the call', async () => {
+    const lead = defineAgent({
+      name: 'lead',
+      instructions: 'Lead.',
+      model: scriptedModel([{ toolCalls: [{ name: 'helper', arguments: { input: 'go' } }] }, 'finished']),
+      tools: [
+        handMadeAgentTool('bubble'),
+        defineTool({ name: 'noop', description: 'Nothing.', input: z.object({}), execute: () => 'ok' }),
+      ],
+    });
+    const result = await runTurn(lead, { input: 'start' });
+    expect(result.status).toBe('completed');
+    expectOneResultPerCall(result);
+    const results = Object.values(toolResults(result));
+    expect(results).toHaveLength(1);
+    expect(JSON.parse(results[0]!)).toMatchObject({ ok: false, error_code: 'tool_error' });
+    expect(results[0]).toContain('not made by agentTool');
+  });
+});
