@@ -310,8 +310,10 @@ describe('tools in doubt', () => {
     const agent = chargeAgent('ask', runs);
     const controller = new AbortController();
     const sessions = createSessions({ agent, store, leaseMs });
+    // Abort once the tool runs (a fixed sleep could abort before it starts, on a loaded machine).
+    const inside = new Promise<void>((resolve) => entered.set(runs, resolve));
     const started = sessions.start('charge 5', { signal: controller.signal });
-    await sleep(20);
+    await inside;
     controller.abort();
     const aborted = await started;
     expect(aborted.status).toBe('aborted');
