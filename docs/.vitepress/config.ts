@@ -28,6 +28,9 @@ export default defineConfig({
   // Links to a local dev server in the guides (`http://localhost:8787/…`) are examples, not pages.
   ignoreDeadLinks: [/^https?:\/\/(localhost|127\.0\.0\.1)/],
   markdown: { config: repoLinks },
+  // The local search index of several hundred API pages is one chunk of about 1 MB, loaded when the
+  // search box opens.
+  vite: { build: { chunkSizeWarningLimit: 2000 } },
   buildEnd() {
     if (missingRepoLinks.length > 0) {
       throw new Error(`Links to files that are not in the repository:\n${missingRepoLinks.join('\n')}`);

@@ -37,7 +37,16 @@ interface Entry {
 
 /** Reads a page's `title` and `order` (a page without a title is titled after its first heading or file). */
 export function readPage(file: string): { title: string; order: number } {
-  const { data, content } = matter(readFileSync(file, 'utf8'));
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    parsed = matter(readFileSync(file, 'utf8'));
+  } catch (error) {
+    // A YAML error names a line, not the page; a title with ': ' in it must be quoted.
+    throw new Error(`The frontmatter of ${file} is not valid YAML: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const { data, content } = parsed;
   const heading = /^#\s+(.+)$/m.exec(content)?.[1]?.trim();
   const fallback = file.replace(/^.*[\\/]/, '').replace(/\.md$/, '');
   const title = typeof data.title === 'string' ? data.title : (heading ?? fallback);
@@ -134,9 +143,16 @@ export function sidebarOf(
   return { ...apiSidebarsOf(guide, apiSidebar), '/': [...pages, { text: API_TITLE, link: API_LINK }] };
 }
 
-/** The nav: each top-level page and folder (a folder links to its first page), then the API reference. */
+/**
+ * The nav: the top-level pages placed before the first folder (Getting started), each folder (linked
+ * at its first page), then the API reference. Top-level pages after the folders (Performance,
+ * Security) are in the sidebar only, so the nav fits beside the search box on a laptop.
+ */
 export function navOf(root: string): DefaultTheme.NavItem[] {
-  const items = entriesOf(root, root).map((entry): DefaultTheme.NavItem => {
+  const entries = entriesOf(root, root);
+  const firstFolder = entries.findIndex((entry) => entry.items);
+  const shown = entries.filter((entry, index) => entry.items || firstFolder === -1 || index < firstFolder);
+  const items = shown.map((entry): DefaultTheme.NavItem => {
     const link = firstLink(entry);
     if (!entry.items) return { text: entry.title, link };
     const prefix = link.slice(0, link.lastIndexOf('/') + 1);

@@ -117,13 +117,16 @@ describe('sidebarOf', () => {
 });
 
 describe('navOf', () => {
-  it('links each top-level page and folder (at its first page), then the API reference', () => {
+  it('links the pages before the folders, each folder at its first page, then the API reference', () => {
     page('getting-started.md', { title: 'Getting started', order: 1 });
     page('guides/runtimes.md', { title: 'Runtimes', order: 1 });
     page('guides/bun.md', { title: 'Bun', order: 2 });
+    page('concepts/turns.md', { title: 'Turns', order: 1 });
+    page('security.md', { title: 'Security', order: 50 });
 
     expect(navOf(root)).toEqual([
       { text: 'Getting started', link: '/getting-started' },
+      { text: 'Concepts', link: '/concepts/turns', activeMatch: '^/concepts/' },
       { text: 'Guides', link: '/guides/runtimes', activeMatch: '^/guides/' },
       { text: 'API reference', link: '/api/', activeMatch: '^/api/' },
     ]);
@@ -134,5 +137,10 @@ describe('readPage', () => {
   it('reads title and order from the frontmatter', () => {
     page('x.md', { title: '"Stores: file, Redis, PostgreSQL"', order: 8 });
     expect(readPage(join(root, 'x.md'))).toEqual({ title: 'Stores: file, Redis, PostgreSQL', order: 8 });
+  });
+
+  it('names the page whose frontmatter is not valid YAML (an unquoted title with ": " in it)', () => {
+    page('guides/stores.md', { title: 'Stores: file, Redis', order: 8 });
+    expect(() => readPage(join(root, 'guides/stores.md'))).toThrow(/guides\/stores\.md is not valid YAML/);
   });
 });

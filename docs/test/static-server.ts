@@ -1,6 +1,7 @@
 /**
  * A static file server for the built site (.vitepress/dist) on a free loopback port, as a host
- * serves it: `/x/` is `/x/index.html`, a missing file is the site's 404.html with status 404.
+ * serves it: `/x/` is `/x/index.html`, a missing file is the site's 404.html with status 404, and
+ * the hashed files under /assets/ may be cached for good (so each page does not load them again).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -40,6 +41,8 @@ export async function serveStatic(root: string): Promise<{ url: string; close: (
     const served = file ?? join(root, '404.html');
     response.writeHead(file ? 200 : 404, {
       'content-type': TYPES[extname(served)] ?? 'application/octet-stream',
+      'cache-control':
+        file && pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
     });
     createReadStream(served).pipe(response);
   });
