@@ -1,0 +1,333 @@
+/**
+ * The routes of DESIGN §20–§21 under hostile clients (DESIGN §13), over real HTTP where it matters:
+ * `POST /runs/:id/stop`, `POST /runs/:id/fork`, `GET /interactions` and `POST /interactions/:token`
+ * asked with HEAD, OPTIONS and wrong methods, with bodies that are too large, malformed or not JSON,
+ * without the token or refused by `authorize`, about runs that do not exist, and twice at once. Every
+ * refusal is a problem with a TurnKit `code`, and none changes what is stored.
+ */
+import { type AgentEvent, createSessions, memoryStore, type SnapshotStore } from '@turnkit/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHandler, type HandlerOptions, type RouteInfo } from '../src/http/public.js';
+import { inventoryAgent, type Listening, listen, SECRET, send } from './http-fixtures.js';
+
+const TOKEN = 'api-token-0123456789abcdef';
+const bearer = { authorization: `Bearer ${TOKEN}` };
+const ada = { ...bearer, 'x-user': 'ada' };
+const answerK562 = { answers: { 'Cell lines': ['K562'] } };
+
+/** `authorize` naming callers by `x-user` (none: refused), recording what it was asked about. */
+function byUser(asked: RouteInfo[]) {
+  return (request: Request, route: RouteInfo) => {
+    asked.push(route);
+    const user = request.headers.get('x-user');
+    return user ? { principal: user } : false;
+  };
+}
+
+/** A handler with a token and `authorize`, one run of ada's waiting on its question, and a link to it. */
+async function paused(options: Partial<HandlerOptions> = {}, store: SnapshotStore = memoryStore()) {
+  const asked: RouteInfo[] = [];
+  const events: AgentEvent[] = [];
+  const agent = inventoryAgent({ secret: SECRET });
+  const handler = createHandler({
+    agent,
+    store,
+    token: TOKEN,
+    authorize: byUser(asked),
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  const started = (await send(handler, 'POST', '/runs', { input: 'thaw' }, ada)).body;
+  const sessions = createSessions({ agent, store });
+  const link = await sessions.answerLink(started.runId, started.pending[0].id, { ttlMs: 600_000 });
+  return { handler, sessions, asked, events, runId: started.runId as string, link, started };
+}
+
+type Paused = Awaited<ReturnType<typeof paused>>;
+
+/** What a client sees of the run and of ada's inbox: unchanged by every refused request. */
+async function storedState({ handler, runId }: Paused) {
+  const run = (await send(handler, 'GET', `/runs/${runId}`, undefined, ada)).body;
+  const inbox = (await send(handler, 'GET', '/interactions', undefined, ada)).body;
+  return { status: run.status, version: run.version, pending: run.pending, inbox: inbox.items };
+}
+
+/** The link still answers (it was not spent by any refused request). */
+async function linkStillAnswers({ handler, link }: Paused) {
+  // Any signed-in caller may use a link (this app's `authorize` wants someone), without the token.
+  const used = await send(handler, 'POST', `/interactions/${link}`, answerK562, { 'x-user': 'lab-manager' });
+  expect(used.status).toBe(200);
+  expect(used.body.pending[0].kind).toBe('approval');
+}
+
+/** A request over real HTTP: status, headers and the parsed body (null when empty). */
+async function call(
+  server: Listening,
+  method: string,
+  path: string,
+  body?: string | ReadableStream<Uint8Array>,
+  headers: Record<string, string> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary response bodies.
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const init: RequestInit & { duplex?: 'half' } = { method, headers };
+  if (body !== undefined) init.body = body;
+  if (body instanceof ReadableStream) init.duplex = 'half';
+  const response = await fetch(`${server.url}${path}`, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+const open: Listening[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+async function serve(handler: (request: Request) => Promise<Response>): Promise<Listening> {
+  const server = await listen(handler);
+  open.push(server);
+  return server;
+}
+
+describe('the stop, fork, inbox and answer-link routes asked with HEAD, OPTIONS and wrong methods', () => {
+  it('answers HEAD and other methods on the POST routes with the 404 problem the older routes give, and changes nothing', async () => {
+    const setup = await paused();
+    const server = await serve(setup.handler);
+    const before = await storedState(setup);
+    const older = await call(server, 'GET', `/runs/${setup.runId}/answer`, undefined, ada);
+    expect(older.body).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    for (const path of [
+      `/runs/${setup.runId}/stop`,
+      `/runs/${setup.runId}/fork`,
+      `/interactions/${setup.link}`,
+    ]) {
+      for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+        const response = await call(server, method, path, undefined, ada);
+        expect([method, path, response.status, response.body.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+        expect(response.body.detail).toBe(`No route ${method} ${path}.`);
+      }
+      const head = await call(server, 'HEAD', path, undefined, ada);
+      expect([path, head.status, head.body]).toEqual([path, 404, null]);
+    }
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const response = await call(server, method, '/interactions', '{}', {
+        ...ada,
+        'content-type': 'application/json',
+      });
+      expect([method, response.status, response.body.code]).toEqual([method, 404, 'NOT_FOUND']);
+    }
+    expect(setup.asked.filter((route) => !['start', 'get', 'inbox'].includes(route.name))).toEqual([]);
+    expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+
+  it('answers HEAD /interactions as its GET without a body, with the same access checks', async () => {
+    const setup = await paused();
+    const server = await serve(setup.handler);
+    const head = await call(server, 'HEAD', '/interactions', undefined, ada);
+    expect([head.status, head.headers.get('content-type'), head.body]).toEqual([
+      200,
+      'application/json',
+      null,
+    ]);
+    expect(setup.asked.at(-1)).toEqual({ name: 'inbox' });
+    expect((await call(server, 'HEAD', '/interactions', undefined, bearer)).status).toBe(401);
+    expect((await call(server, 'HEAD', '/interactions', undefined, { 'x-user': 'ada' })).status).toBe(401);
+    expect((await call(server, 'HEAD', '/interactions?cursor=%21', undefined, ada)).status).toBe(400);
+  });
+
+  it('answers a CORS preflight on every new route before the token and authorize, and no preflight without cors', async () => {
+    const preflight = {
+      origin: 'https://app.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    };
+    const withCors = await paused({ cors: { origins: ['https://app.example'] } });
+    const corsServer = await serve(withCors.handler);
+    const without = await paused();
+    const plainServer = await serve(without.handler);
+    const untokened = await serve(
+      createHandler({ agent: inventoryAgent({ secret: SECRET }), store: memoryStore() }),
+    );
+    const paths = [
+      `/runs/${withCors.runId}/stop`,
+      `/runs/${withCors.runId}/fork`,
+      '/interactions',
+      `/interactions/${withCors.link}`,
+    ];
+    const askedBefore = withCors.asked.length;
+    for (const path of [...paths, '/runs']) {
+      const allowed = await call(corsServer, 'OPTIONS', path, undefined, preflight);
+      expect([path, allowed.status]).toEqual([path, 204]);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      expect(allowed.headers.get('access-control-allow-methods')).toBe('GET,POST');
+      const stranger = await call(corsServer, 'OPTIONS', path, undefined, {
+        ...preflight,
+        origin: 'https://evil.example',
+      });
+      expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+      // Without cors, a preflight is an unrouted request, as on the older routes.
+      const tokened = await call(plainServer, 'OPTIONS', path, undefined, preflight);
+      expect([path, tokened.status, tokened.body.code]).toEqual([path, 401, 'UNAUTHORIZED']);
+      expect(tokened.headers.get('access-control-allow-origin')).toBeNull();
+      const unrouted = await call(untokened, 'OPTIONS', path, undefined, preflight);
+      expect([path, unrouted.status, unrouted.body.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    expect(withCors.asked.length).toBe(askedBefore);
+    // The actual request after the preflight carries the CORS headers, refused or not.
+    const refused = await call(corsServer, 'POST', paths[0]!, '{}', {
+      origin: 'https://app.example',
+      'content-type': 'application/json',
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const stopped = await call(corsServer, 'POST', paths[0]!, '{}', {
+      ...ada,
+      origin: 'https://app.example',
+      'content-type': 'application/json',
+    });
+    expect([stopped.status, stopped.body.stop]).toEqual([200, 'stopped']);
+    expect(stopped.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
+  it('routes no percent-encoded letter in the fixed segments of the new routes', async () => {
+    const setup = await paused();
+    const before = await storedState(setup);
+    for (const path of [
+      `/runs/${setup.runId}/%73top`,
+      `/runs/${setup.runId}/f%6Frk`,
+      '/%69nteractions',
+      `/%69nteractions/${setup.link}`,
+    ]) {
+      const response = await send(setup.handler, 'POST', path, path.includes('f%6Frk') ? { at: 1 } : {}, ada);
+      expect([path, response.status, response.body.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+});
+
+describe('the stop, fork and answer-link routes given bad bodies', () => {
+  it('refuses a body that is not JSON, malformed, of the wrong shape or too large with a typed problem, and changes nothing', async () => {
+    const setup = await paused({ maxBodyBytes: 4096 });
+    const server = await serve(setup.handler);
+    const before = await storedState(setup);
+    const json = { 'content-type': 'application/json' };
+    const routes = [
+      {
+        path: `/runs/${setup.runId}/stop`,
+        headers: ada,
+        shapes: ['{"reason":5}', '{"why":"x"}', '[]', 'null'],
+      },
+      {
+        path: `/runs/${setup.runId}/fork`,
+        headers: ada,
+        shapes: ['{}', '{"at":0}', '{"at":"1"}', '{"at":{"interactionId":""}}', '{"at":1,"more":1}', '"1"'],
+      },
+      { path: `/interactions/${setup.link}`, headers: { 'x-user': 'ada' }, shapes: [] as string[] },
+    ];
+    for (const { path, headers, shapes } of routes) {
+      const expectProblem = async (
+        body: string | ReadableStream<Uint8Array>,
+        extra: Record<string, string>,
+        status: number,
+        code: string,
+      ) => {
+        const response = await call(server, 'POST', path, body, { ...headers, ...extra });
+        expect([path, status, code]).toEqual([path, response.status, response.body.code]);
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        expect(response.body.detail).toEqual(expect.any(String));
+      };
+      await expectProblem('{}', { 'content-type': 'text/plain' }, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      await expectProblem(
+        'reason=x',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
+      await expectProblem('{"reason":', json, 400, 'BAD_REQUEST');
+      for (const shape of shapes) await expectProblem(shape, json, 400, 'BAD_REQUEST');
+      await expectProblem(JSON.stringify({ reason: 'x'.repeat(5000) }), json, 413, 'BODY_TOO_LARGE');
+      const endless = () => {
+        let pulled = 0;
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (++pulled > 50) return controller.close();
+            controller.enqueue(new TextEncoder().encode(' '.repeat(1000)));
+          },
+        });
+        return { stream, pulled: () => pulled };
+      };
+      await expectProblem(endless().stream, json, 413, 'BODY_TOO_LARGE');
+      // In process, the handler stops reading as soon as the limit is passed.
+      const inProcess = endless();
+      const request = new Request(`http://test.local${path}`, {
+        method: 'POST',
+        headers: { ...headers, ...json },
+        body: inProcess.stream,
+        duplex: 'half',
+      } as RequestInit);
+      expect((await setup.handler(request)).status).toBe(413);
+      expect(inProcess.pulled()).toBeLessThan(10);
+    }
+    expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+});
+
+describe('the stop, fork, inbox and answer-link routes without access', () => {
+  it('gives the one bare 401 without the token, and when authorize refuses or throws, asked about the route and run', async () => {
+    const onError = vi.fn();
+    const asked: RouteInfo[] = [];
+    let throwing = false;
+    const setup = await paused({
+      onError,
+      authorize: (request, route) => {
+        if (throwing) throw new Error('session store down');
+        return byUser(asked)(request, route);
+      },
+    });
+    const before = await storedState(setup);
+    asked.length = 0;
+    const attempts: [string, string, unknown][] = [
+      ['POST', `/runs/${setup.runId}/stop`, {}],
+      ['POST', `/runs/${setup.runId}/fork`, { at: 1 }],
+      ['GET', '/interactions', undefined],
+    ];
+    const bodies = new Set<string>();
+    for (const [method, path, body] of attempts) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: 'Bearer wrong', 'x-user': 'ada' },
+        { 'x-user': 'ada' },
+        bearer,
+      ]) {
+        const refused = await send(setup.handler, method, path, body, headers);
+        expect([path, JSON.stringify(headers), refused.status]).toEqual([path, JSON.stringify(headers), 401]);
+        expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+        bodies.add(JSON.stringify(refused.body));
+      }
+    }
+    // A link needs no token, but this app's authorize wants a signed-in caller.
+    const anonymous = await send(setup.handler, 'POST', `/interactions/${setup.link}`, answerK562);
+    expect(anonymous.status).toBe(401);
+    bodies.add(JSON.stringify(anonymous.body));
+    expect(bodies.size).toBe(1);
+    expect(asked).toEqual([
+      { name: 'stop', runId: setup.runId },
+      { name: 'fork', runId: setup.runId },
+      { name: 'inbox' },
+      { name: 'answer-link' },
+    ]);
+    throwing = true;
+    for (const [method, path, body] of attempts) {
+      expect((await send(setup.handler, method, path, body, ada)).status).toBe(401);
+    }
+    expect((await send(setup.handler, 'POST', `/interactions/${setup.link}`, answerK562, ada)).status).toBe(
+      401,
+    );
+    expect(onError).toHaveBeenCalledTimes(4);
+    throwing = false;
+    expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+});
