@@ -257,8 +257,7 @@ describe('the stop, fork and answer-link routes given bad bodies', () => {
         });
         return { stream, pulled: () => pulled };
       };
-      await expectProblem(endless().stream, json, 413, 'BODY_TOO_LARGE');
-      // In process, the handler stops reading as soon as the limit is passed.
+      // A body streamed without Content-Length: the handler stops reading once past the limit.
       const inProcess = endless();
       const request = new Request(`http://test.local${path}`, {
         method: 'POST',
@@ -328,6 +327,51 @@ describe('the stop, fork, inbox and answer-link routes without access', () => {
     expect(onError).toHaveBeenCalledTimes(4);
     throwing = false;
     expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+  it('answers stop and fork about an unknown, malformed or another caller’s run with the same 404, changing nothing', async () => {
+    const setup = await paused();
+    const before = await storedState(setup);
+    const bo = { ...bearer, 'x-user': 'bo' };
+    for (const route of ['stop', 'fork']) {
+      const body = route === 'fork' ? { at: 1 } : { reason: 'not mine' };
+      for (const [runId, headers] of [
+        [setup.runId, bo],
+        ['run_AAAAAAAAAAAAAAAAAAAAAA', ada],
+        ['run_with.dots', ada],
+        ['%00', ada],
+        ['x'.repeat(300), ada],
+      ] as const) {
+        const refused = await send(setup.handler, 'POST', `/runs/${runId}/${route}`, body, headers);
+        expect([route, runId.slice(0, 20), refused.status, refused.body.code]).toEqual([
+          route,
+          runId.slice(0, 20),
+          404,
+          'RUN_NOT_FOUND',
+        ]);
+      }
+    }
+    // Another caller's run reads exactly as an unknown one: nothing tells bo that it exists.
+    for (const route of ['stop', 'fork']) {
+      const theirs = await send(
+        setup.handler,
+        'POST',
+        `/runs/${setup.runId}/${route}`,
+        route === 'fork' ? { at: 1 } : {},
+        bo,
+      );
+      const unknown = await send(
+        setup.handler,
+        'POST',
+        `/runs/run_AAAAAAAAAAAAAAAAAAAAAA/${route}`,
+        route === 'fork' ? { at: 1 } : {},
+        bo,
+      );
+      expect(theirs.body).toEqual(unknown.body);
+      expect(theirs.body.detail).toMatch(/check the id, or call as the caller that started the run/);
+    }
+    expect(await storedState(setup)).toEqual(before);
+    expect((await send(setup.handler, 'GET', '/interactions', undefined, bo)).body.items).toEqual([]);
     await linkStillAnswers(setup);
   });
 });

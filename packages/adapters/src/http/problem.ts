@@ -127,6 +127,14 @@ export function problemResponse(body: ProblemBody, extraHeaders: Record<string, 
 const GENERIC_500 = 'The server failed to handle this request. It has been reported; try again later.';
 
 /**
+ * The one detail of a `RUN_NOT_FOUND` from core. Core says whether no run has the id or the run is
+ * bound to another principal; a response must not, or a caller holding someone else's run id could
+ * learn that the run exists (DESIGN §13 hides it as not found).
+ */
+const RUN_NOT_FOUND_DETAIL =
+  'No run with this id is available to this caller: check the id, or call as the caller that started the run.';
+
+/**
  * Maps anything thrown while handling a request to a problem body. `fromStore`: the run was read
  * from the server's store, so snapshot errors are the server's fault. Returns `report: true` when
  * the error is a server fault that `onError` should see.
@@ -142,6 +150,7 @@ export function toProblem(error: unknown, fromStore: boolean): { body: ProblemBo
     if (storedSnapshot || status === undefined || status === 500) {
       return { body: problemBody('INTERNAL', GENERIC_500), report: true };
     }
+    if (code === 'RUN_NOT_FOUND') return { body: problemBody(code, RUN_NOT_FOUND_DETAIL), report: false };
     if (code === 'MODEL_ERROR') {
       // The provider's text stays with onError; the client reads the public message.
       const detail =
