@@ -538,3 +538,60 @@ describe('the stop, fork and answer-link routes submitted twice', () => {
     );
   }
 });
+
+describe('GET /interactions paged with forged and stale cursors', () => {
+  const key = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  const forged = [
+    '!!',
+    'bm9wZQ',
+    'a'.repeat(5000),
+    Buffer.from([0x31, 0xff, 0x0a]).toString('base64url'),
+    key('000000000000001\nrun_x'),
+    key('000000000000001\nrun\u0000x\ninventory:1'),
+    key('999999999999999\nrun_x\n\u0000'),
+  ];
+
+  for (const kind of STORES) {
+    it.skipIf(servers.missing(kind))(
+      `${kind}: refuses a cursor no page returned with a clear 400, never a 500, and pages on with a stale one`,
+      async () => {
+        const backend = await sharedStores(kind, 'hostile-inbox', 1, servers.urls[kind]);
+        try {
+          const onError = vi.fn();
+          let minute = 0;
+          const handler = createHandler({
+            agent: inventoryAgent(),
+            store: backend.stores[0]!,
+            onError,
+            // Each call a minute later, so the asks have an order.
+            now: () => new Date(Date.UTC(2030, 0, 1, 9, minute++)),
+          });
+          const runIds: string[] = [];
+          for (let n = 0; n < 4; n++)
+            runIds.push((await send(handler, 'POST', '/runs', { input: `r${n}` })).body.runId);
+          for (const cursor of forged) {
+            const refused = await send(handler, 'GET', `/interactions?cursor=${encodeURIComponent(cursor)}`);
+            expect([cursor.slice(0, 30), refused.status, refused.body.code]).toEqual([
+              cursor.slice(0, 30),
+              400,
+              'BAD_REQUEST',
+            ]);
+            expect(refused.body.detail).toMatch(/cursor.* is not one an inbox page returned/);
+          }
+          expect(onError).not.toHaveBeenCalled();
+          const first = (await send(handler, 'GET', '/interactions?limit=2')).body;
+          expect(first.items.map((item: { runId: string }) => item.runId)).toEqual(runIds.slice(0, 2));
+          // The cursor's own ask is answered meanwhile: the cursor still marks a place in the order.
+          await send(handler, 'POST', `/runs/${runIds[1]}/answer`, answerK562);
+          const next = (await send(handler, 'GET', `/interactions?limit=2&cursor=${first.cursor}`)).body;
+          expect(next.items.map((item: { runId: string; kind: string }) => [item.runId, item.kind])).toEqual([
+            [runIds[2], 'question'],
+            [runIds[3], 'question'],
+          ]);
+        } finally {
+          await backend.teardown();
+        }
+      },
+    );
+  }
+});

@@ -12,6 +12,18 @@ import { HttpProblem } from './problem.js';
 /** Most items one page may ask for (`?limit=`). */
 const MAX_LIMIT = 500;
 
+/**
+ * Whether a cursor, once decoded, holds a NUL. No page returns one (a run id, an interaction id and
+ * a time never hold it), and PostgreSQL refuses it in a text parameter, so a forged one would be a
+ * server fault there and an arbitrary place elsewhere. Cursors that are not base64url at all are
+ * left to core, which refuses them.
+ */
+function holdsNul(cursor: string): boolean {
+  if (!/^[A-Za-z0-9_-]*$/.test(cursor) || cursor.length % 4 === 1) return false;
+  const base64 = cursor.replaceAll('-', '+').replaceAll('_', '/');
+  return atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4)).includes('\0');
+}
+
 /** The query of `GET /interactions` as an inbox filter, or a `BAD_REQUEST` saying what is wrong. */
 function filterOf(url: string): InboxFilter {
   const query = new URL(url).searchParams;
@@ -20,6 +32,12 @@ function filterOf(url: string): InboxFilter {
     const value = query.get(name);
     if (value === null) continue;
     if (value === '') throw new HttpProblem('BAD_REQUEST', `${name} must not be empty.`);
+    if (name === 'cursor' && holdsNul(value)) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        'This `cursor` is not one an inbox page returned: pass the `cursor` of the previous page (none for the first).',
+      );
+    }
     filter[name] = value;
   }
   const limit = query.get('limit');
