@@ -595,3 +595,55 @@ describe('GET /interactions paged with forged and stale cursors', () => {
     );
   }
 });
+
+describe('POST /interactions/:token given a body that does not fit', () => {
+  it('refuses unknown keys, a wrong type or a body that is no object with 400, as the answer route does, and the link stays usable', async () => {
+    const setup = await paused();
+    const before = await storedState(setup);
+    const user = { 'x-user': 'ada' };
+    const bodies = [
+      { ...answerK562, typo: 1 },
+      { ...answerK562, snapshot: 'x' },
+      { type: 'answer', ...answerK562, typo: 1 },
+      { type: 'answer', answers: 5 },
+      { type: 'answer!', ...answerK562 },
+      { type: 'approve', rationale: 7 },
+      { reason: 'x'.repeat(20_000) },
+      [],
+      null,
+      'K562',
+    ];
+    for (const body of bodies) {
+      const refused = await send(
+        setup.handler,
+        'POST',
+        `/interactions/${setup.link}`,
+        JSON.stringify(body),
+        user,
+      );
+      expect([JSON.stringify(body).slice(0, 40), refused.status, refused.body.code]).toEqual([
+        JSON.stringify(body).slice(0, 40),
+        400,
+        'BAD_REQUEST',
+      ]);
+      expect(refused.body.detail).toMatch(/^The request body does not fit this route:\n- /);
+    }
+    // The answer route gives the same 400 to the same mistake.
+    const onRoute = await send(setup.handler, 'POST', `/runs/${setup.runId}/answer`, bodies[0], ada);
+    const onLink = await send(setup.handler, 'POST', `/interactions/${setup.link}`, bodies[0], user);
+    expect(onLink.body).toEqual(onRoute.body);
+    expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+
+  it('says why when the link’s interaction no longer waits, and changes nothing', async () => {
+    const setup = await paused();
+    const user = { 'x-user': 'ada' };
+    await send(setup.handler, 'POST', `/runs/${setup.runId}/stop`, {}, ada);
+    const before = await storedState(setup);
+    const late = await send(setup.handler, 'POST', `/interactions/${setup.link}`, answerK562, user);
+    expect([late.status, late.body.code]).toEqual([422, 'ANSWER_INVALID']);
+    expect(late.body.detail).toMatch(/no longer waits/);
+    expect(await storedState(setup)).toEqual(before);
+  });
+});
