@@ -553,7 +553,7 @@ describe('GET /interactions paged with forged and stale cursors', () => {
 
   for (const kind of STORES) {
     it.skipIf(servers.missing(kind))(
-      `${kind}: refuses a cursor no page returned with a clear 400, never a 500, and pages on with a stale one`,
+      `${kind}: refuses a cursor no page returned, or a NUL in the query, with a clear 400, never a 500; pages on with a stale cursor`,
       async () => {
         const backend = await sharedStores(kind, 'hostile-inbox', 1, servers.urls[kind]);
         try {
@@ -577,6 +577,10 @@ describe('GET /interactions paged with forged and stale cursors', () => {
               'BAD_REQUEST',
             ]);
             expect(refused.body.detail).toMatch(/cursor.* is not one an inbox page returned/);
+          }
+          for (const query of ['kind=%00', 'assignee=a%00b', 'expiringBefore=%00']) {
+            const refused = await send(handler, 'GET', `/interactions?${query}`);
+            expect([query, refused.status, refused.body.code]).toEqual([query, 400, 'BAD_REQUEST']);
           }
           expect(onError).not.toHaveBeenCalled();
           const first = (await send(handler, 'GET', '/interactions?limit=2')).body;
@@ -645,5 +649,28 @@ describe('POST /interactions/:token given a body that does not fit', () => {
     expect([late.status, late.body.code]).toEqual([422, 'ANSWER_INVALID']);
     expect(late.body.detail).toMatch(/no longer waits/);
     expect(await storedState(setup)).toEqual(before);
+  });
+});
+
+describe('GET /interactions given a query it does not take', () => {
+  it('refuses unknown, repeated and misspelt parameters and an unknown kind with 400, and never widens what a caller sees', async () => {
+    const setup = await paused();
+    const bo = { ...bearer, 'x-user': 'bo' };
+    const theirs = (await send(setup.handler, 'GET', '/interactions', undefined, bo)).body;
+    expect(theirs).toEqual({ items: [], cursor: null });
+    for (const [query, named] of [
+      ['curser=abc', /"curser"/],
+      ['principal=ada', /"principal"/],
+      ['visibleTo=ada', /"visibleTo"/],
+      ['limit=1&limit=500', /limit.*once/],
+      ['kind=question&kind=approval', /kind.*once/],
+      ['kind=questions', /kind must be one of approval, budget, in_doubt, input, question/],
+    ] as const) {
+      const refused = await send(setup.handler, 'GET', `/interactions?${query}`, undefined, bo);
+      expect([query, refused.status, refused.body.code]).toEqual([query, 400, 'BAD_REQUEST']);
+      expect(refused.body.detail).toMatch(named);
+    }
+    const mine = await send(setup.handler, 'GET', '/interactions?kind=question&limit=5', undefined, ada);
+    expect(mine.body.items.map((item: { runId: string }) => item.runId)).toEqual([setup.runId]);
   });
 });

@@ -4,7 +4,7 @@
  * caller `authorize` named sees the asks of runs bound to it and those naming it among the
  * assignees; a caller without a principal sees only runs bound to no principal. Store mode only.
  */
-import { type InboxFilter, type InboxPage, TurnkitError } from '@turnkit/core';
+import { type InboxFilter, type InboxPage, type InteractionKind, TurnkitError } from '@turnkit/core';
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { HandlerEnv } from './auth.js';
 import { HttpProblem } from './problem.js';
@@ -24,14 +24,53 @@ function holdsNul(cursor: string): boolean {
   return atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4)).includes('\0');
 }
 
+/** The parameters `GET /interactions` takes. */
+const PARAMETERS = ['assignee', 'kind', 'expiringBefore', 'limit', 'cursor'];
+
+/** Every kind of interaction (a record, so a kind core adds cannot be left out of the check). */
+const KINDS: Record<InteractionKind, true> = {
+  approval: true,
+  budget: true,
+  in_doubt: true,
+  input: true,
+  question: true,
+};
+
+/**
+ * Refuses a query the inbox does not take: an unknown parameter (a misspelt `cursor` would page
+ * the first page forever), one given twice, or a NUL (no stored text holds one, and PostgreSQL
+ * refuses it in a parameter: a server fault there).
+ */
+function checkQuery(query: URLSearchParams): void {
+  const seen = new Set<string>();
+  for (const [name, value] of query) {
+    if (!PARAMETERS.includes(name)) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        `GET /interactions takes no parameter ${JSON.stringify(name.slice(0, 40))}: it takes ${PARAMETERS.join(', ')}.`,
+      );
+    }
+    if (seen.has(name)) throw new HttpProblem('BAD_REQUEST', `${name} may be given once.`);
+    seen.add(name);
+    if (value.includes('\0')) throw new HttpProblem('BAD_REQUEST', `${name} must not hold a NUL character.`);
+  }
+}
+
 /** The query of `GET /interactions` as an inbox filter, or a `BAD_REQUEST` saying what is wrong. */
 function filterOf(url: string): InboxFilter {
   const query = new URL(url).searchParams;
+  checkQuery(query);
   const filter: InboxFilter = {};
   for (const name of ['assignee', 'kind', 'cursor'] as const) {
     const value = query.get(name);
     if (value === null) continue;
     if (value === '') throw new HttpProblem('BAD_REQUEST', `${name} must not be empty.`);
+    if (name === 'kind' && !Object.hasOwn(KINDS, value)) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        `kind must be one of ${Object.keys(KINDS).join(', ')}, got ${JSON.stringify(value.slice(0, 40))}.`,
+      );
+    }
     if (name === 'cursor' && holdsNul(value)) {
       throw new HttpProblem(
         'BAD_REQUEST',
