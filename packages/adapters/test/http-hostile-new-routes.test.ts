@@ -283,6 +283,37 @@ describe('the stop, fork and answer-link routes given bad bodies', () => {
   });
 });
 
+describe('POST /runs/:id/stop given a reason that is not plain text', () => {
+  it('refuses a control character in the reason with a 400 naming it, whatever the run is doing, and changes nothing', async () => {
+    const setup = await paused();
+    const before = await storedState(setup);
+    for (const reason of ['a\u0000b', 'clear\u001b[2J', 'del\u007f']) {
+      const refused = await send(setup.handler, 'POST', `/runs/${setup.runId}/stop`, { reason }, ada);
+      expect([refused.status, refused.body.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(refused.body.issues).toEqual([
+        { path: ['reason'], message: expect.stringMatching(/control character U\+00(00|1B|7F)/) },
+      ]);
+    }
+    expect(await storedState(setup)).toEqual(before);
+    const plain = await send(
+      setup.handler,
+      'POST',
+      `/runs/${setup.runId}/stop`,
+      { reason: 'wrong\tvial\n' },
+      ada,
+    );
+    expect([plain.status, plain.body.stop]).toEqual([200, 'stopped']);
+    const atRest = await send(
+      setup.handler,
+      'POST',
+      `/runs/${setup.runId}/stop`,
+      { reason: 'a\u0000b' },
+      ada,
+    );
+    expect([atRest.status, atRest.body.code]).toEqual([400, 'BAD_REQUEST']);
+  });
+});
+
 describe('the stop, fork, inbox and answer-link routes without access', () => {
   it('gives the one bare 401 without the token, and when authorize refuses or throws, asked about the route and run', async () => {
     const onError = vi.fn();

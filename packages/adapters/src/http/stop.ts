@@ -16,7 +16,34 @@ import { parseBody } from './schemas.js';
 /** Longest accepted stop reason, in characters (as a cancel reason). */
 const MAX_REASON = 16_384;
 
-const stopBody = z.strictObject({ reason: z.string().max(MAX_REASON).optional() });
+/** The first control character of `text` (C0 but tab and newline, DEL, C1) as a code point (`U+0000`), if any: text is text, as in core's answers. */
+function controlIn(text: string): string | undefined {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const control = code <= 0x1f ? code !== 0x09 && code !== 0x0a : code >= 0x7f && code <= 0x9f;
+    if (control) return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return undefined;
+}
+
+/**
+ * A stop reason is checked here, whatever the run is doing: core checks it only when it cancels a
+ * paused run's asks with it, as a cancel's reason (a 422 about a "response list" a stop never sent).
+ */
+const reason = z
+  .string()
+  .max(MAX_REASON)
+  .superRefine((text, context) => {
+    const codePoint = controlIn(text);
+    if (codePoint !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: `The reason contains the control character ${codePoint}; only plain text is accepted (tab and newline are allowed)`,
+      });
+    }
+  });
+
+const stopBody = z.strictObject({ reason: reason.optional() });
 
 /** What the stop route needs from the routes around it (`E`: their Hono environment). */
 export interface StopRouteDeps<E extends Env> {
