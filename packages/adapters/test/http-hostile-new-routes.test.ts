@@ -705,3 +705,46 @@ describe('GET /interactions given a query it does not take', () => {
     expect(mine.body.items.map((item: { runId: string }) => item.runId)).toEqual([setup.runId]);
   });
 });
+
+describe('the new routes where they do not exist, and links that were never issued', () => {
+  it('serves none of them in client-held mode: a 404 problem, as for any unknown route', async () => {
+    const handler = createHandler({ agent: inventoryAgent(), secret: SECRET });
+    const started = (await send(handler, 'POST', '/runs', { input: 'thaw' })).body;
+    for (const [method, path, body] of [
+      ['POST', `/runs/${started.runId}/stop`, {}],
+      ['POST', `/runs/${started.runId}/fork`, { at: 1 }],
+      ['GET', '/interactions', undefined],
+      ['POST', '/interactions/tkl1.e30.00', answerK562],
+    ] as const) {
+      const missing = await send(handler, method, path, body);
+      expect([path, missing.status, missing.body.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+  });
+
+  it('refuses a link token that is too long, holds a NUL or has extra parts with 403; an extra path segment is unrouted (behind the token: 401)', async () => {
+    const setup = await paused();
+    const before = await storedState(setup);
+    const user = { 'x-user': 'ada' };
+    for (const token of [
+      `${setup.link}${'0'.repeat(20_000)}`,
+      `${setup.link}%00`,
+      `${setup.link}.00`,
+      encodeURIComponent(`${setup.link} `),
+      'tkl1..',
+    ]) {
+      const refused = await send(setup.handler, 'POST', `/interactions/${token}`, answerK562, user);
+      expect([token.slice(-12), refused.status, refused.body.code]).toEqual([
+        token.slice(-12),
+        403,
+        'LINK_INVALID',
+      ]);
+      expect(refused.body.detail).toMatch(/not issued by this server, or it was altered/);
+    }
+    const deeper = await send(setup.handler, 'POST', `/interactions/${setup.link}/approve`, {}, user);
+    expect(deeper.status).toBe(401);
+    const tokened = await send(setup.handler, 'POST', `/interactions/${setup.link}/approve`, {}, ada);
+    expect([tokened.status, tokened.body.code]).toEqual([404, 'NOT_FOUND']);
+    expect(await storedState(setup)).toEqual(before);
+    await linkStillAnswers(setup);
+  });
+});
