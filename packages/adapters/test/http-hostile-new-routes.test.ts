@@ -5,8 +5,17 @@
  * without the token or refused by `authorize`, about runs that do not exist, and twice at once. Every
  * refusal is a problem with a TurnKit `code`, and none changes what is stored.
  */
-import { type AgentEvent, createSessions, memoryStore, type SnapshotStore } from '@turnkit/core';
+import {
+  type AgentEvent,
+  createSessions,
+  defineAgent,
+  defineTool,
+  memoryStore,
+  type SnapshotStore,
+} from '@turnkit/core';
+import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import {
   createEventHub,
   createHandler,
@@ -746,5 +755,52 @@ describe('the new routes where they do not exist, and links that were never issu
     expect([tokened.status, tokened.body.code]).toEqual([404, 'NOT_FOUND']);
     expect(await storedState(setup)).toEqual(before);
     await linkStillAnswers(setup);
+  });
+});
+
+describe('the stop and fork routes asked by an assignee of the run', () => {
+  it('lets an assignee read and answer a run it did not start, but neither stop nor fork it (404, nothing changed)', async () => {
+    const thawed: number[] = [];
+    const agent = defineAgent({
+      name: 'lab',
+      instructions: 'Lab assistant.',
+      model: scriptedModel([
+        { toolCalls: [{ id: 'c1', name: 'record_thaw', arguments: { vials: 2 } }] },
+        'done',
+      ]),
+      tools: [
+        defineTool({
+          name: 'record_thaw',
+          description: 'Record a thaw',
+          input: z.object({ vials: z.number() }),
+          needsApproval: true,
+          approval: { assignees: ['grace'] },
+          execute: ({ vials }) => {
+            thawed.push(vials);
+            return { recorded: true };
+          },
+        }),
+      ],
+    });
+    const handler = createHandler({ agent, store: memoryStore(), authorize: byUser([]) });
+    const grace = { 'x-user': 'grace' };
+    const started = (await send(handler, 'POST', '/runs', { input: 'thaw two' }, { 'x-user': 'ada' })).body;
+    const run = `/runs/${started.runId}`;
+    const seen = await send(handler, 'GET', run, undefined, grace);
+    expect([seen.status, seen.body.pending[0].kind]).toEqual([200, 'approval']);
+    const inbox = (await send(handler, 'GET', '/interactions', undefined, grace)).body;
+    expect(inbox.items.map((item: { runId: string }) => item.runId)).toEqual([started.runId]);
+    for (const [route, body] of [
+      ['stop', {}],
+      ['fork', { at: 1 }],
+    ] as const) {
+      const refused = await send(handler, 'POST', `${run}/${route}`, body, grace);
+      expect([route, refused.status, refused.body.code]).toEqual([route, 404, 'RUN_NOT_FOUND']);
+    }
+    const after = await send(handler, 'GET', run, undefined, grace);
+    expect([after.body.status, after.body.version]).toEqual([seen.body.status, seen.body.version]);
+    expect((await send(handler, 'GET', '/interactions', undefined, grace)).body.items).toHaveLength(1);
+    const approved = await send(handler, 'POST', `${run}/approve`, {}, grace);
+    expect([approved.status, approved.body.status, thawed]).toEqual([200, 'completed', [2]]);
   });
 });
