@@ -2,7 +2,9 @@
  * `GET /interactions` (route `inbox`, DESIGN §20): the pending asks of every run the caller may see,
  * oldest first, a page at a time, read from the store's index through core's `sessions.inbox`. A
  * caller `authorize` named sees the asks of runs bound to it and those naming it among the
- * assignees; a caller without a principal sees only runs bound to no principal. Store mode only.
+ * assignees; a caller without a principal sees only runs bound to no principal. The query takes
+ * `assignee`, `kind`, `expiringBefore`, `limit` and `cursor`, each at most once; anything else is a
+ * 400 that says what was wrong. Store mode only.
  */
 import { type InboxFilter, type InboxPage, type InteractionKind, TurnkitError } from '@turnkit/core';
 import type { Hono, MiddlewareHandler } from 'hono';
