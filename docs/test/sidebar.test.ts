@@ -2,9 +2,10 @@
  * The sidebar and the nav come from the pages' files and frontmatter (.vitepress/sidebar.ts): a
  * throwaway docs tree in a temporary folder shows how pages are grouped, ordered and titled.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DefaultTheme } from 'vitepress';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { navOf, readPage, sidebarOf } from '../.vitepress/sidebar.js';
@@ -142,5 +143,33 @@ describe('readPage', () => {
   it('names the page whose frontmatter is not valid YAML (an unquoted title with ": " in it)', () => {
     page('guides/stores.md', { title: 'Stores: file, Redis', order: 8 });
     expect(() => readPage(join(root, 'guides/stores.md'))).toThrow(/guides\/stores\.md is not valid YAML/);
+  });
+});
+
+describe("the site's own pages", () => {
+  /** Every hand-written page: the docs tree without the generated API reference and the tooling. */
+  function pages(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      if (['api', 'node_modules', 'public', 'test', 'test-artifacts', 'scripts'].includes(entry.name))
+        return [];
+      if (entry.name.startsWith('.')) return [];
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return pages(path);
+      return entry.name.endsWith('.md') ? [path] : [];
+    });
+  }
+  const docs = fileURLToPath(new URL('..', import.meta.url));
+
+  it('each has a title and an order in valid frontmatter (a formatter can turn it into a heading)', () => {
+    // The home page is a layout of its own, outside the sidebar.
+    const found = pages(docs).filter((file) => file !== join(docs, 'index.md'));
+    expect(found.length).toBeGreaterThan(20);
+    for (const file of found) {
+      const text = readFileSync(file, 'utf8');
+      expect(text.startsWith('---\n'), `${file} starts with frontmatter`).toBe(true);
+      const { order } = readPage(file);
+      const title = /^title:/m.test(text.split('\n---\n')[0]!);
+      expect(title && order < 1000, `${file} has a title and an order`).toBe(true);
+    }
   });
 });
