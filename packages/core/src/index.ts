@@ -54,6 +54,7 @@ export type {
   ForkAt,
   ForkRequest,
   GetOptions,
+  GetPartsOptions,
   HistoryPoint,
   InboxFilter,
   InboxItem,

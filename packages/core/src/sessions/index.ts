@@ -27,6 +27,7 @@ export type { OnInteraction } from './notify.js';
 export { createSessions, TAKEOVER_SEQ_GAP } from './sessions.js';
 export {
   checkLeaseMs,
+  type GetPartsOptions,
   type KeepHistory,
   leaseHeldError,
   matchesPending,

@@ -38,6 +38,8 @@ type Row = {
   lease: { owner: string; until: number; stop?: string } | null;
   /** History (layout 2 only), oldest first. */
   points?: Point[];
+  /** Where the window starts in the transcript log (layout 2, `PartsWrite.windowAt`). */
+  windowAt?: number;
 } & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
 
 /**
@@ -114,11 +116,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       const snapshot = row.parts ? assembleSnapshot(row.parts) : row.snapshot;
       return { snapshot, version: row.version, lease: leaseOf(row), now: clock() };
     },
-    async getParts(runId) {
+    async getParts(runId, options) {
       const row = rows.get(runId);
       if (!row) return null;
       const stored = { version: row.version, lease: leaseOf(row), now: clock() };
-      return row.parts ? { ...row.parts, ...stored } : { snapshot: row.snapshot, ...stored };
+      if (!row.parts) return { snapshot: row.snapshot, ...stored };
+      // The window's tail only (DESIGN §22): the log text is kept whole, so it is cut at the window.
+      const at =
+        options?.transcript === 'window' ? Math.min(row.windowAt ?? 0, row.parts.messages.length) : 0;
+      if (at === 0) return { ...row.parts, ...stored };
+      return { ...row.parts, messages: row.parts.messages.slice(at), messagesAt: at, ...stored };
     },
     async getHead(runId) {
       const row = rows.get(runId);
@@ -150,7 +157,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
         resolved: parts.resolved.length,
       };
       const points = keep === 0 ? [] : [...(append ? (row.points ?? []) : []), point].slice(-keep);
-      rows.set(runId, { ...kept, parts, points });
+      const windowAt = write.windowAt ?? 0;
+      rows.set(runId, { ...kept, parts, points, ...(windowAt > 0 ? { windowAt } : {}) });
       index(runId, opts.pending);
       return { version: kept.version, now: clock() };
     },

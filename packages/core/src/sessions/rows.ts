@@ -92,7 +92,8 @@ export async function readRun(
       lease,
     };
   }
-  const row = await store.getParts(runId);
+  // DESIGN §22: the store may return the transcript log from the window's chunk on (O(window)).
+  const row = await store.getParts(runId, { transcript: 'window' });
   if (!row) return null;
   const { version, lease } = row;
   options = withStoreClock(options, row.now);
@@ -138,7 +139,8 @@ export async function readRun(
       base: at.base,
       from: at.from,
       at: at.at,
-      length: row.messages.length,
+      // The whole log's length: where the tail read starts, plus the tail.
+      length: (row.messagesAt ?? 0) + row.messages.length,
       summary: window.summary,
     },
   };

@@ -123,9 +123,17 @@ export interface RenewResult {
 
 /**
  * A run stored in row layout 2, as read by {@link SnapshotStore.getParts}: the head, both logs'
- * texts (every chunk appended so far, in order, joined by `,`), the version and the lease.
+ * texts (every chunk appended so far, in order, joined by `,`), the version and the lease. Read
+ * with `{ transcript: 'window' }`, `messages` may be only the tail of the transcript log that
+ * starts at `messagesAt` (see {@link GetPartsOptions}).
  */
 export interface StoredParts extends SnapshotParts {
+  /**
+   * Where `messages` starts in the whole transcript log text (UTF-16 code units; absent or 0: it
+   * is the whole log). Only a read with `{ transcript: 'window' }` may return a tail, and only one
+   * that starts at an entry, at or before the window's start (the last write's `windowAt`).
+   */
+  messagesAt?: number;
   version: number;
   lease: StoredLease | null;
   /** The store's clock at the read (see {@link StoredSnapshot.now}). */
@@ -153,6 +161,33 @@ export interface StoredHead {
  */
 export interface PartsWrite extends SnapshotParts {
   mode: 'append' | 'rewrite';
+  /**
+   * Where the window of a compacted run (DESIGN §22) starts in the transcript log text once this
+   * write is stored, in UTF-16 code units (JavaScript string length; absent or 0: at the start).
+   * The log before it is not needed to resume the run: a store that keeps it (with the offset
+   * where each appended chunk starts) can answer `getParts(runId, { transcript: 'window' })` with
+   * the chunks from the one holding it on, without reading the older ones.
+   */
+  windowAt?: number;
+}
+
+/**
+ * Options of {@link SnapshotStore.getParts} (DESIGN §22).
+ *
+ * `transcript: 'window'` (what sessions pass to resume a run): the store may return the transcript
+ * log from the start of the chunk holding the last write's `windowAt` on, with `messagesAt` set
+ * to where that chunk starts in the whole log, so a resume reads O(window), not O(history). A
+ * store that cannot (or a row written before it kept chunk offsets) returns the whole log, which
+ * is always correct: sessions then skip to the window themselves.
+ *
+ * The resolved-record log is returned whole either way: every resolved record is part of the
+ * signed snapshot (a repeated answer to any earlier interaction is recognised by it). The stores
+ * read it apart from the transcript, so it costs O(resolved interactions) — about 150 bytes per
+ * answered question or approval — never O(messages).
+ */
+export interface GetPartsOptions {
+  /** `'full'` (the default): the whole transcript log. `'window'`: it may start at the window's chunk. */
+  transcript?: 'window' | 'full';
 }
 
 /**
@@ -203,9 +238,11 @@ export interface SnapshotStore {
    * Row layout 2 (DESIGN §17), optional: a store with both `getParts` and `putParts` keeps a run as
    * a small head plus append-only logs, and sessions then write only what is new. Reads the run:
    * a layout-2 row as {@link StoredParts}, a row written by `put` (layout 1) as {@link StoredSnapshot},
-   * none as null. Head and logs must come from one version (read in one atomic step).
+   * none as null. Head and logs must come from one version (read in one atomic step). With
+   * `{ transcript: 'window' }` the transcript log may be only its tail from the window's chunk on
+   * (see {@link GetPartsOptions}).
    */
-  getParts?(runId: string): Promise<StoredParts | StoredSnapshot | null>;
+  getParts?(runId: string, options?: GetPartsOptions): Promise<StoredParts | StoredSnapshot | null>;
   /**
    * Writes a layout-2 row under exactly the rules of `put` (version, lease, `expiresAt`), in one
    * atomic step with them: a refused write leaves no appended text visible. `append` onto a row

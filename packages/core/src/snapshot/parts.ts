@@ -39,8 +39,15 @@
  *   `at`, so the snapshot (and its signature) is the window's: a resume verifies and loads what the
  *   model sees, and the log before `from` serves the audit (`sessions.get(runId, { transcript:
  *   'full' })`). A write after a compaction appends the new messages and moves `from` forward.
- *   A store's `getParts` still returns the whole log, so a resume still reads O(history); the
- *   signature, though, is over the window (and the resolved records) only.
+ * - **Partial reads** (DESIGN §22). Each write tells the store where the window starts in the log
+ *   text (`windowAt`, the head's `window.at`). A store that keeps, per appended chunk, the offset
+ *   where it starts can then answer `getParts(runId, { transcript: 'window' })` with the chunks
+ *   from the one holding `windowAt` on, and `messagesAt` (where they start): a resume reads the
+ *   head, the window and the resolved records, O(window), not O(history). The append check needs
+ *   no old entry either: the log's length (`messagesAt` + what was read) and the window's entries
+ *   locate everything a write appends. The signature is over the window (and the resolved records)
+ *   only, so what a resume reads is exactly what it verifies; entries before the window are not
+ *   covered by it (see `fullTranscript`).
  */
 import { SnapshotError } from '../errors.js';
 import type { HistoryWindow, ResolvedRecord } from '../machine/index.js';
@@ -93,7 +100,7 @@ export interface EncodedParts {
    * The head and the logs' texts: the entries added since `logs` (`append`), or every entry
    * (`rewrite`, which replaces what is stored).
    */
-  write: SnapshotParts & { mode: 'append' | 'rewrite' };
+  write: SnapshotParts & { mode: 'append' | 'rewrite'; windowAt?: number };
   /** The logs as stored once the write succeeds. */
   logs: StoredLogs;
   /** The whole snapshot string (signed when the agent signs), assembled on first call. */
@@ -199,6 +206,7 @@ export function encodeParts(
       mode,
       messages: transcript.added,
       resolved: mode === 'append' ? resolved.added : resolved.whole,
+      ...(log.at > 0 ? { windowAt: log.at } : {}),
     },
     logs: {
       layout: 2,
@@ -363,19 +371,26 @@ export interface OpenedParts {
 
 /**
  * Assembles a layout-2 row into its snapshot string (signed when its head is), and says how many
- * entries the head counts in each log. Throws `SNAPSHOT_INVALID` for a head TurnKit did not write.
+ * entries the head counts in each log. `messagesAt`: where `parts.messages` starts in the whole
+ * transcript log (a store's partial read, DESIGN §22); it must be at or before the window's start.
+ * Throws `SNAPSHOT_INVALID` for a head TurnKit did not write.
  */
-export function openParts(parts: SnapshotParts): OpenedParts {
+export function openParts(parts: SnapshotParts & { messagesAt?: number }): OpenedParts {
   const { meta, envelope } = readMeta(parts.head);
   if (typeof parts.messages !== 'string' || typeof parts.resolved !== 'string') {
     throw invalidParts('its logs are not text');
+  }
+  // A store may return the log from a chunk at or before the window's start (a partial read).
+  const offset = parts.messagesAt ?? 0;
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset > (meta.window?.at ?? 0)) {
+    throw invalidParts(`its store returned the transcript log from ${offset}, after the window's start`);
   }
   const [m, r] = meta.at;
   let windowText = parts.messages;
   if (meta.window) {
     const open = envelope.indexOf('"messages":[') + '"messages":['.length;
     const summaryText = open > 0 && open <= m ? envelope.slice(open, m) : '';
-    windowText = joinLog(summaryText, parts.messages.slice(meta.window.at));
+    windowText = joinLog(summaryText, parts.messages.slice(meta.window.at - offset));
   }
   const start = meta.window ? envelope.indexOf('"messages":[') + '"messages":['.length : m;
   if (start < 1 || start > m) throw invalidParts('its head does not hold the window where it says');
