@@ -75,6 +75,9 @@ describe.skipIf(!url)('postgresStore', () => {
         { column_name: 'head', data_type: 'text', is_nullable: 'YES' },
         { column_name: 'log_from', data_type: 'integer', is_nullable: 'YES' },
         { column_name: 'lease_stop', data_type: 'text', is_nullable: 'YES' },
+        // Partial reads (DESIGN §22): the transcript log's length and where its window starts.
+        { column_name: 'log_length', data_type: 'bigint', is_nullable: 'YES' },
+        { column_name: 'log_window', data_type: 'bigint', is_nullable: 'YES' },
       ]);
       const { rows: logColumns } = await pool.query(
         `SELECT column_name, data_type, is_nullable FROM information_schema.columns
@@ -86,6 +89,7 @@ describe.skipIf(!url)('postgresStore', () => {
         { column_name: 'version', data_type: 'integer', is_nullable: 'NO' },
         { column_name: 'messages', data_type: 'text', is_nullable: 'NO' },
         { column_name: 'resolved', data_type: 'text', is_nullable: 'NO' },
+        { column_name: 'log_at', data_type: 'bigint', is_nullable: 'YES' },
       ]);
       const { rows: indexes } = await pool.query('SELECT indexname FROM pg_indexes WHERE tablename = $1', [
         table,

@@ -156,6 +156,10 @@ describe.skipIf(!url)('redisStore', () => {
         m1: '1',
         r2: '"r"',
         expiresAt: '',
+        // Partial reads (DESIGN §22): where chunk 1's text starts, the log's length, the window's start.
+        a1: '0',
+        mlen: '1',
+        wat: '0',
         // History (DESIGN §21): each version's point, `<server ms>:<chunks>:<head>`, oldest kept in pfrom.
         pfrom: '1',
         p1: expect.stringMatching(new RegExp(`^\\d+:1:${literal(partsHead('rewrite'))}$`)),

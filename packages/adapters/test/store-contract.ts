@@ -24,6 +24,7 @@ import { describePendingContract } from './store-contract-pending.js';
 import { describeSessionsContract } from './store-contract-sessions.js';
 import { describeStepsContract } from './store-contract-steps.js';
 import { describeStopContract } from './store-contract-stop.js';
+import { describeWindowContract } from './store-contract-window.js';
 
 export {
   bigSnapshot,
@@ -231,5 +232,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     describeClockContract(() => raw);
     describeHeadContract(() => raw);
     describeForksContract(() => fixture);
+    describeWindowContract(() => raw);
   });
 }

@@ -113,19 +113,24 @@ interface ReadRow {
  *   lease_until timestamptz,
  *   head        text,          -- layout 2: the head (rows written by `putParts`)
  *   log_from    integer,       -- layout 2: the version that last rewrote the logs
- *   lease_stop  text           -- a stop request on the lease (`requestStop`): its reason, '' for none
+ *   lease_stop  text,          -- a stop request on the lease (`requestStop`): its reason, '' for none
+ *   log_length  bigint,        -- layout 2: the transcript log's length (UTF-16 units; NULL: unknown)
+ *   log_window  bigint         -- layout 2: where the window starts in it (`PartsWrite.windowAt`)
  * );
  * CREATE TABLE IF NOT EXISTS turnkit_runs_log (
  *   run_id   text NOT NULL,
  *   version  integer NOT NULL, -- the write that appended this chunk
  *   messages text NOT NULL,
  *   resolved text NOT NULL,
+ *   log_at   bigint,           -- where this chunk's messages start in the transcript log (NULL: unknown)
  *   PRIMARY KEY (run_id, version)
  * );
  * -- a table of an earlier release:
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_owner text, ADD COLUMN IF NOT EXISTS lease_until timestamptz,
  *   ADD COLUMN IF NOT EXISTS head text, ADD COLUMN IF NOT EXISTS log_from integer, ALTER COLUMN snapshot DROP NOT NULL;
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_stop text;
+ * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS log_length bigint, ADD COLUMN IF NOT EXISTS log_window bigint;
+ * ALTER TABLE turnkit_runs_log ADD COLUMN IF NOT EXISTS log_at bigint;
  * CREATE INDEX IF NOT EXISTS turnkit_runs_expires_at_idx
  *   ON turnkit_runs (expires_at) WHERE expires_at IS NOT NULL;
  * CREATE TABLE IF NOT EXISTS turnkit_runs_pending ( -- the inbox index (DESIGN §20)
@@ -153,7 +158,11 @@ interface ReadRow {
  * refused write leaves nothing behind. The run's inbox entries (`PutOptions.pending`) are replaced
  * by the same statement; `listPending` reads them in keyset order `(asked_ms, run_id, id)`. The run's row stays small (its head), so an UPDATE copies
  * no history; `get` reads the row and joins its chunks (`string_agg`) in one statement, so head
- * and logs always come from one version. Texts are stored as `text`: TurnKit snapshots are JSON,
+ * and logs always come from one version. A resume (`getParts(runId, { transcript: 'window' })`,
+ * DESIGN §22) joins only the chunks from the one holding the window's start (`log_at <=
+ * log_window`, found backwards on the primary key) and every resolved-record chunk, so it reads
+ * O(window + resolved records), not O(history); rows whose chunks predate `log_at` are read whole
+ * until their next rewrite. Texts are stored as `text`: TurnKit snapshots are JSON,
  * whose escapes keep NUL and lone surrogates out.
  *
  * Node only: node-postgres talks to PostgreSQL over TCP sockets (`node:net`, `node:tls`), which
@@ -211,26 +220,42 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     return append && !row!.parts ? notInPartsError(runId) : leaseHeldError(runId);
   };
 
-  /** One row, whole or in parts, with its logs joined in the same statement. */
-  async function read(runId: string, where: string): Promise<StoredParts | StoredSnapshot | null> {
-    const joined = (column: string) =>
+  /**
+   * One row, whole or in parts, with its logs joined in the same statement. `window`: the
+   * transcript's chunks from the one holding the window's start only (`f`, the newest chunk with
+   * text that starts at or before `log_window`; none found: every chunk).
+   */
+  async function read(
+    runId: string,
+    where: string,
+    window = false,
+  ): Promise<StoredParts | StoredSnapshot | null> {
+    const joined = (column: string, from: string) =>
       `CASE WHEN r.head IS NULL THEN NULL ELSE (SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version)
          FILTER (WHERE l.${column} <> ''), '') FROM ${logTable} l
-         WHERE l.run_id = r.run_id AND l.version >= r.log_from) END AS ${column}`;
-    const [row] = await query<ReadRow>(
+         WHERE l.run_id = r.run_id AND l.version >= ${from}) END AS ${column}`;
+    const [row] = await query<ReadRow & { messages_at: number | null }>(
       where,
       `SELECT r.version, r.snapshot, r.head, r.lease_owner, r.lease_until > clock_timestamp() AS live,
-         ${CLOCK_MS} AS now,
-         ${joined('messages')}, ${joined('resolved')}
-       FROM ${table} r WHERE r.run_id = $1`,
-      [runId],
+         ${CLOCK_MS} AS now, f.log_at::float8 AS messages_at,
+         ${joined('messages', 'coalesce(f.version, r.log_from)')}, ${joined('resolved', 'r.log_from')}
+       FROM ${table} r LEFT JOIN LATERAL (
+         SELECT l.version, l.log_at FROM ${logTable} l
+         WHERE $2 AND r.head IS NOT NULL AND l.run_id = r.run_id AND l.version >= r.log_from
+           AND l.log_at <= r.log_window AND octet_length(l.messages) > 0
+         ORDER BY l.version DESC LIMIT 1
+       ) f ON true
+       WHERE r.run_id = $1`,
+      [runId, window],
     );
     if (!row) return null;
     const lease = row.lease_owner === null ? null : { owner: row.lease_owner, live: row.live };
     if (row.head === null) return { snapshot: row.snapshot ?? '', version: row.version, lease, now: row.now };
+    const at = row.messages_at ?? 0;
     return {
       head: row.head,
       messages: row.messages ?? '',
+      ...(at > 0 ? { messagesAt: at } : {}),
       resolved: row.resolved ?? '',
       version: row.version,
       lease,
@@ -246,7 +271,9 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
   async function write(
     runId: string,
     where: string,
-    content: { snapshot: string } | { head: string; messages: string; resolved: string; rewrite: boolean },
+    content:
+      | { snapshot: string }
+      | { head: string; messages: string; resolved: string; rewrite: boolean; windowAt: number },
     opts: PutOptions,
   ): Promise<{ version: number; now: number }> {
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
@@ -260,14 +287,19 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     const head = parts ? content.head : null;
     const chunk = parts ? [content.messages, content.resolved] : ['', ''];
     const rewrite = !parts || content.rewrite;
+    // The chunk's length in UTF-16 units (what `windowAt` counts), and where the window starts.
+    const added = parts ? content.messages.length : 0;
+    const windowAt = parts ? content.windowAt : null;
     const created = opts.expectedVersion === null;
     const rows = await query<{ version: number; now: number }>(
       where,
       `WITH written AS (${
         created
-          ? `INSERT INTO ${table} (run_id, version, snapshot, head, log_from, expires_at, updated_at, lease_owner, lease_until)
+          ? `INSERT INTO ${table} (run_id, version, snapshot, head, log_from, expires_at, updated_at, lease_owner, lease_until,
+                                   log_length, log_window)
              VALUES ($1, 1, $3, $4, CASE WHEN $4::text IS NULL THEN NULL ELSE 1 END, $5, now(), $7::text,
-                     CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END)
+                     CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END,
+                     CASE WHEN $4::text IS NULL THEN NULL ELSE $14::bigint END, $15::bigint)
              ON CONFLICT (run_id) DO NOTHING`
           : `UPDATE ${table}
              SET version = version + 1, snapshot = $3, head = $4, expires_at = $5, updated_at = now(),
@@ -275,18 +307,23 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
                  lease_owner = $7::text,
                  lease_until = CASE WHEN $7::text IS NULL THEN NULL ELSE ${leaseUntil('8')} END,
                  -- A stop mark stays with its lease: only the holder's own writes that keep the lease keep it.
-                 lease_stop = CASE WHEN lease_owner = $7::text THEN lease_stop END
+                 lease_stop = CASE WHEN lease_owner = $7::text THEN lease_stop END,
+                 -- The log's length after this chunk (a ',' between two non-empty texts); NULL stays unknown.
+                 log_length = CASE WHEN $4::text IS NULL THEN NULL WHEN $11 THEN $14::bigint
+                   WHEN $14::bigint = 0 THEN log_length WHEN log_length > 0 THEN log_length + 1 + $14::bigint
+                   ELSE log_length + $14::bigint END,
+                 log_window = $15::bigint
              WHERE run_id = $1 AND version = $2
                AND (lease_owner IS NULL OR lease_until <= clock_timestamp() OR lease_owner = $6::text)
                AND ($11 OR head IS NOT NULL)`
-      } RETURNING version, log_from),
+      } RETURNING version, log_from, log_length - $14::bigint AS log_at),
       dropped AS (
         DELETE FROM ${logTable} l USING written
         WHERE $11 AND l.run_id = $1 AND l.version < written.version
       ),
       added AS (
-        INSERT INTO ${logTable} (run_id, version, messages, resolved)
-        SELECT $1, written.version, $9, $10 FROM written WHERE $9 <> '' OR $10 <> ''
+        INSERT INTO ${logTable} (run_id, version, messages, resolved, log_at)
+        SELECT $1, written.version, $9, $10, written.log_at FROM written WHERE $9 <> '' OR $10 <> ''
       ),
       entries AS (
         SELECT e.value->>'id' AS id, e.value AS entry FROM jsonb_array_elements($12::jsonb) AS e
@@ -333,6 +370,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         rewrite,
         JSON.stringify(opts.pending ?? []),
         keep,
+        added,
+        windowAt,
       ],
     );
     if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
@@ -361,6 +400,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           ADD COLUMN IF NOT EXISTS lease_until timestamptz,
           ADD COLUMN IF NOT EXISTS head text,
           ADD COLUMN IF NOT EXISTS log_from integer,
+          ADD COLUMN IF NOT EXISTS log_length bigint,
+          ADD COLUMN IF NOT EXISTS log_window bigint,
           ALTER COLUMN snapshot DROP NOT NULL`,
       );
       await pool.query(
@@ -372,6 +413,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           PRIMARY KEY (run_id, version)
         )`,
       );
+      await pool.query(`ALTER TABLE ${logTable} ADD COLUMN IF NOT EXISTS log_at bigint`);
       await pool.query(
         `CREATE TABLE IF NOT EXISTS ${pointTable} (
           run_id text NOT NULL,
@@ -431,7 +473,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, ...now };
     },
 
-    getParts: (runId) => read(runId, 'postgresStore.getParts'),
+    getParts: (runId, options) => read(runId, 'postgresStore.getParts', options?.transcript === 'window'),
 
     async getHead(runId) {
       // octet_length reads a stored text's size from its header: no log is decompressed or sent.
@@ -463,6 +505,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           messages: parts.messages,
           resolved: parts.resolved,
           rewrite: parts.mode === 'rewrite',
+          windowAt: parts.windowAt ?? 0,
         },
         opts,
       ),

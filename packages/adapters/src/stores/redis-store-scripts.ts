@@ -77,7 +77,8 @@ return {1, version, now}
 const CHUNKS_PER_READ = 500;
 
 /**
- * Reads the first `count` chunks of both logs of the hash KEYS[1] into `messages` and `resolved`.
+ * Reads the first `count` chunks of both logs of the hash KEYS[1] into `messages` and `resolved`,
+ * the transcript's from chunk `mfirst` on only (set it before; 1 reads them all).
  * A corrupted count must never make this loop spin (it would block the whole server): it is a whole
  * number no larger than the hash's own field count, or the read is refused.
  */
@@ -88,13 +89,15 @@ local messages, resolved = {}, {}
 for from = 1, count, ${CHUNKS_PER_READ} do
   local fields = {}
   for i = from, math.min(count, from + ${CHUNKS_PER_READ - 1}) do
-    fields[#fields + 1] = 'm' .. i
     fields[#fields + 1] = 'r' .. i
+    if i >= mfirst then fields[#fields + 1] = 'm' .. i end
   end
   local values = redis.call('HMGET', KEYS[1], unpack(fields))
-  for j = 1, #values, 2 do
-    if values[j] then messages[#messages + 1] = values[j] end
-    if values[j + 1] then resolved[#resolved + 1] = values[j + 1] end
+  for j = 1, #values do
+    if values[j] then
+      if string.sub(fields[j], 1, 1) == 'm' then messages[#messages + 1] = values[j]
+      else resolved[#resolved + 1] = values[j] end
+    end
   end
 end`;
 
@@ -130,6 +133,7 @@ if not point then return nil end
 local a = string.find(point, ':', 1, true)
 local b = a and string.find(point, ':', a + 1, true)
 local count = b and tonumber(string.sub(point, a + 1, b - 1))
+local mfirst = 1
 ${READ_CHUNKS}
 return {string.sub(point, b + 1), table.concat(messages, ','), table.concat(resolved, ',')}
 `;
@@ -142,23 +146,38 @@ ${AFTER_WRITE}`;
 
 /**
  * A head and log texts (layout 2). ARGV as above (ARGV[2] the head), then 'append' | 'rewrite', the
- * messages' text, the records' text (ARGV[11] to [13]). Chunk i of the logs is the fields m<i> and r<i> (absent when
- * empty); `chunks` counts them. An append adds one chunk (none when both texts are empty); a
- * rewrite, or a write that creates the run, starts the hash afresh.
+ * messages' text, the records' text (ARGV[11] to [13]), the points to keep (ARGV[14]), the
+ * messages' text length in UTF-16 units and where the window starts in the log (ARGV[15], [16]).
+ * Chunk i of the logs is the fields m<i> and r<i> (absent when empty); `chunks` counts them. An
+ * append adds one chunk (none when both texts are empty); a rewrite, or a write that creates the
+ * run, starts the hash afresh. For partial reads (DESIGN §22) `mlen` is the transcript log's length,
+ * `a<i>` where m<i> starts in it and `wat` where the window starts; a hash written before them
+ * (no `mlen`) keeps none until its next rewrite, and is read whole.
  */
 export const PUT_PARTS_SCRIPT = `${CHECK}
 local chunk = 0
+local mlen = 0
 if ARGV[11] == 'append' and current then
   if not run[4] then return {-2, current} end
   chunk = tonumber(run[5])
+  mlen = tonumber(redis.call('HGET', KEYS[1], 'mlen') or '')
 elseif current then
   redis.call('DEL', KEYS[1])
 end
 if ARGV[12] ~= '' or ARGV[13] ~= '' then
   chunk = chunk + 1
-  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'm' .. chunk, ARGV[12]) end
+  if ARGV[12] ~= '' then
+    redis.call('HSET', KEYS[1], 'm' .. chunk, ARGV[12])
+    if mlen then
+      local at = mlen
+      if mlen > 0 then at = mlen + 1 end
+      redis.call('HSET', KEYS[1], 'a' .. chunk, at)
+      mlen = at + tonumber(ARGV[15])
+    end
+  end
   if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'r' .. chunk, ARGV[13]) end
 end
+if mlen then redis.call('HSET', KEYS[1], 'mlen', mlen, 'wat', ARGV[16]) end
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[2], 'chunks', chunk, 'expiresAt', ARGV[4])
 ${POINT}
 ${AFTER_WRITE}`;
@@ -192,12 +211,15 @@ return 1
 /** Log chunks read per HMGET (Lua's unpack has a stack limit). */
 
 /**
- * KEYS: run hash. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
- * TIME in ms, snapshot} (layout 1) or {…, head, messages, resolved} (layout 2: the chunks joined by ','); an
- * error reply TURNKIT_CORRUPT_CHUNKS when the chunk count is not one a write could have left.
+ * KEYS: run hash. ARGV: 'window' to read the transcript from the window's chunk on (DESIGN §22),
+ * '' for all. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
+ * TIME in ms, snapshot} (layout 1) or {…, head, messages, resolved, messagesAt} (layout 2: the
+ * chunks joined by ',', the transcript's from the newest chunk that starts at or before `wat`,
+ * found backwards, and where it starts; 0: all); an error reply TURNKIT_CORRUPT_CHUNKS when the
+ * chunk count is not one a write could have left.
  */
 export const GET_SCRIPT = `
-local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks', 'wat')
 if not run[1] or not (run[4] or run[5]) then return nil end
 ${NOW}
 local owner, live = '', -1
@@ -208,8 +230,21 @@ if run[2] then
 end
 if run[4] then return {run[1], owner, live, now, run[4]} end
 local count = tonumber(run[6])
+local mfirst, mat = 1, 0
+local wat = tonumber(run[7] or '')
+if ARGV[1] == 'window' and wat and wat > 0 and count and count == math.floor(count) then
+  for i = count, 1, -1 do
+    local at = tonumber(redis.call('HGET', KEYS[1], 'a' .. i) or '')
+    if at and at <= wat then
+      mfirst, mat = i, at
+      break
+    end
+    -- A chunk with text but no offset: written before offsets were kept; read everything.
+    if not at and redis.call('HEXISTS', KEYS[1], 'm' .. i) == 1 then break end
+  end
+end
 ${READ_CHUNKS}
-return {run[1], owner, live, now, run[5], table.concat(messages, ','), table.concat(resolved, ',')}
+return {run[1], owner, live, now, run[5], table.concat(messages, ','), table.concat(resolved, ','), mat}
 `;
 
 /**

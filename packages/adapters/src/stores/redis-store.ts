@@ -68,17 +68,19 @@ const LIST_BATCH = 500;
 
 type ScriptReply = [number, string | number, number?];
 
-/** What GET_SCRIPT returns for a run: whole (5 items) or in parts (7), the server's TIME fourth. */
+/** What GET_SCRIPT returns for a run: whole (5 items) or in parts (8), the server's TIME fourth. */
 type GetReply =
   | [string, string, number, number, string]
-  | [string, string, number, number, string, string, string];
+  | [string, string, number, number, string, string, string, number];
 
 /**
  * A {@link SnapshotStore} on Redis. Each run is a hash at `prefix + runId` with the fields
  * `version`, `expiresAt` (ISO, or empty), while a worker holds it `leaseOwner` and `leaseUntil`
  * (epoch ms on the Redis server's clock) and, once asked to stop (`requestStop`), `leaseStop`, and its content: in row layout 2 (what sessions write,
  * DESIGN §17) `head`, `chunks` and the log chunks `m1`, `r1`, `m2`, … (the messages' and resolved
- * records' texts each write appended; an empty one is left out); in layout 1 (`put`) `snapshot`.
+ * records' texts each write appended; an empty one is left out), with `mlen`, `wat` and `a1`, `a2`,
+ * … (the transcript log's length, where the window starts, where each chunk starts: a resume reads
+ * the transcript from the window's chunk on, DESIGN §22); in layout 1 (`put`) `snapshot`.
  * Runs with an `expiresAt` are also in a sorted set (`expiryKey`, scored by epoch ms) that
  * `listExpired` reads.
  *
@@ -187,8 +189,13 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   }
 
   /** Reads a run in one script: whole (layout 1) or as parts (layout 2). */
-  async function read(runId: string, where: string): Promise<StoredParts | StoredSnapshot | null> {
-    const reply = (await client.eval(GET_SCRIPT, 1, runKey(runId, where)).catch((error: unknown) => {
+  async function read(
+    runId: string,
+    where: string,
+    window = false,
+  ): Promise<StoredParts | StoredSnapshot | null> {
+    const key = runKey(runId, where);
+    const reply = (await client.eval(GET_SCRIPT, 1, key, window ? 'window' : '').catch((error: unknown) => {
       if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
       throw new SnapshotError(
         'SNAPSHOT_INVALID',
@@ -200,7 +207,14 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     const lease = live === -1 ? null : { owner, live: live === 1 };
     const stored = { version: Number(version), lease, now: Number(now) };
     if (reply.length === 5) return { snapshot: reply[4], ...stored };
-    return { head: reply[4], messages: reply[5], resolved: reply[6], ...stored };
+    const at = Number(reply[7]);
+    return {
+      head: reply[4],
+      messages: reply[5],
+      ...(at > 0 ? { messagesAt: at } : {}),
+      resolved: reply[6],
+      ...stored,
+    };
   }
 
   return {
@@ -211,7 +225,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       return { snapshot: assembleSnapshot(row), version, lease, ...(now !== undefined ? { now } : {}) };
     },
 
-    getParts: (runId) => read(runId, 'redisStore.getParts'),
+    getParts: (runId, options) => read(runId, 'redisStore.getParts', options?.transcript === 'window'),
 
     async getHead(runId) {
       const where = 'redisStore.getHead';
@@ -241,6 +255,8 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         parts.messages,
         parts.resolved,
         keep,
+        String(parts.messages.length),
+        String(parts.windowAt ?? 0),
       ]),
 
     async listPoints(runId) {
