@@ -181,9 +181,15 @@ describe('fileStore in row layout 2', () => {
       log: logs.find((name) => name.startsWith('log-3-')),
       // When it was written (the store's clock): a point of history (DESIGN §21).
       at: 1_000,
+      // Partial reads (DESIGN §22): the transcript log's length (`1,2`), the window's start, the
+      // newest log file with resolved records.
+      length: 3,
+      window: 0,
+      rlog: versionFile.log,
     });
-    // The newest log file names the one before it, then holds its own text.
-    expect(await readFile(join(dir, 'run', versionFile.log), 'utf8')).toBe(`${logs[0]}\n1\n2"a"`);
+    // The newest log file names the one before it, where its messages start and the one before it
+    // with records (none), then holds its own text.
+    expect(await readFile(join(dir, 'run', versionFile.log), 'utf8')).toBe(`${logs[0]}\t2\t\n1\n2"a"`);
     expect((await store.get('run'))?.snapshot).toBe(assembledParts('three', '1,2', '"a"'));
     // A rewrite starts again and removes the older log files; so does a whole snapshot.
     await store.putParts!('run', parts('four', 'rewrite', '9'), { expectedVersion: 3 });

@@ -22,7 +22,18 @@ export type RunFile = {
   pending?: PendingIndexEntry[];
   /** `until` is epoch ms on the store's clock; `stop` the reason of a stop request ('' for none). */
   lease: { owner: string; until: number; stop?: string } | null;
-} & ({ snapshot: string } | { head: string; log: string; at?: number });
+} & ({ snapshot: string } | ({ head: string; log: string; at?: number } & LogOffsets));
+
+/**
+ * What a layout-2 version file records for partial reads (DESIGN §22), absent in files written
+ * before them (such a chain is read whole until its next rewrite): the transcript log's length
+ * (UTF-16 units), where the window starts in it, and the newest log file with resolved records.
+ */
+export interface LogOffsets {
+  length?: number;
+  window?: number;
+  rlog?: string;
+}
 
 /** A layout-2 run file. */
 export type PartsFile = Extract<RunFile, { head: string }>;
@@ -33,32 +44,55 @@ export const VERSION_FILE = /^([1-9][0-9]*)\.json$/;
 export const LOG_FILE = /^log-([1-9][0-9]*)-[0-9a-f]{16}\.txt$/;
 export const logName = (version: number) => `log-${version}-${randomBytes(8).toString('hex')}.txt`;
 
+/** Where a log file's messages start in the transcript log, and the log file before it with records. */
+export interface LogLinks {
+  start: number;
+  /** The newest earlier log file whose resolved text is not empty ('' for none). */
+  rprev: string;
+}
+
 /**
- * A log file's text: the name of the log file before it (or nothing), the length of the messages'
- * text, then the messages' and the records' texts, raw.
+ * A log file's text: the name of the log file before it (or nothing) — then, tab-separated, where
+ * its messages start in the transcript log and the earlier log file with records ({@link LogLinks},
+ * absent in files written before them) — the length of the messages' text, then the messages' and
+ * the records' texts, raw.
  */
-export function logFileText(previous: string, texts: Pick<SnapshotParts, 'messages' | 'resolved'>): string {
-  return `${previous}\n${texts.messages.length}\n${texts.messages}${texts.resolved}`;
+export function logFileText(
+  previous: string,
+  texts: Pick<SnapshotParts, 'messages' | 'resolved'>,
+  links?: LogLinks,
+): string {
+  const first = links ? `${previous}\t${links.start}\t${links.rprev}` : previous;
+  return `${first}\n${texts.messages.length}\n${texts.messages}${texts.resolved}`;
 }
 
 /** Reads a log file's text (see {@link logFileText}); `path` names it when it is not one. */
 export function parseLogFile(
   text: string,
   path: string,
-): { previous: string; messages: string; resolved: string } {
+): { previous: string; messages: string; resolved: string; links?: LogLinks } {
   const first = text.indexOf('\n');
   const second = first < 0 ? -1 : text.indexOf('\n', first + 1);
   const length = Number(text.slice(first + 1, second));
-  if (second < 0 || !Number.isSafeInteger(length) || length < 0 || second + 1 + length > text.length) {
+  const [previous = '', start, rprev] = text.slice(0, Math.max(first, 0)).split('\t');
+  const linked = start !== undefined;
+  if (
+    second < 0 ||
+    !Number.isSafeInteger(length) ||
+    length < 0 ||
+    second + 1 + length > text.length ||
+    (linked && (!Number.isSafeInteger(Number(start)) || Number(start) < 0 || rprev === undefined))
+  ) {
     throw new SnapshotError(
       'SNAPSHOT_INVALID',
       `${path} is not a TurnKit log file; restore it or delete the run.`,
     );
   }
   return {
-    previous: text.slice(0, first),
+    previous,
     messages: text.slice(second + 1, second + 1 + length),
     resolved: text.slice(second + 1 + length),
+    ...(linked ? { links: { start: Number(start), rprev: rprev! } } : {}),
   };
 }
 
@@ -114,6 +148,9 @@ export function parseRunFile(text: string, path: string): RunFile {
     log?: unknown;
     pending?: unknown;
     at?: unknown;
+    length?: unknown;
+    window?: unknown;
+    rlog?: unknown;
   } | null;
   const lease = run?.lease;
   const content =
@@ -152,5 +189,11 @@ export function parseRunFile(text: string, path: string): RunFile {
         log: run.log as string,
         // When the version was written (the store's clock), for history (DESIGN §21).
         ...(Number.isFinite(run.at) ? { at: run.at as number } : {}),
+        // Partial reads (DESIGN §22): all three, or none (a chain written before them).
+        ...(Number.isSafeInteger(run.length) &&
+        Number.isSafeInteger(run.window) &&
+        typeof run.rlog === 'string'
+          ? { length: run.length as number, window: run.window as number, rlog: run.rlog }
+          : {}),
       };
 }

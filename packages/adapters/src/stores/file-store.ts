@@ -29,6 +29,7 @@ import {
 } from '@turnkit/core';
 import {
   LOG_FILE,
+  type LogOffsets,
   listVersions,
   logFileText,
   logName,
@@ -131,38 +132,56 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
 
   /**
    * The logs of a layout-2 run file, following its chain of log files from the newest back; null
-   * when a rewrite removed one meanwhile (read again).
+   * when a rewrite removed one meanwhile (read again). `window` (DESIGN §22): the transcript only
+   * from the newest log file that starts at or before the window (`messagesAt`: where), and from
+   * there on only the log files with resolved records (each names the one before it).
    */
   async function readLogs(
     runId: string,
     run: PartsFile,
-  ): Promise<{ messages: string; resolved: string } | null> {
+    window = false,
+  ): Promise<{ messages: string; resolved: string; messagesAt?: number } | null> {
     const messages: string[] = [];
     const resolved: string[] = [];
+    let messagesAt = 0;
+    let wanted = true;
     // Each write adds at most one log file: a longer chain is a loop.
     for (let name = run.log, steps = 0; name !== ''; steps++) {
       const path = join(runDir(runId), name);
       const text = steps < run.version && LOG_FILE.test(name) ? await readIfPresent(path) : '';
       if (text === null) return null;
       const log = parseLogFile(text, path);
-      messages.push(log.messages);
+      if (wanted) messages.push(log.messages);
       resolved.push(log.resolved);
       name = log.previous;
+      const start = log.links?.start;
+      if (wanted && window && run.window !== undefined && start !== undefined && log.messages !== '') {
+        if (start <= run.window && start > 0) {
+          // The window's file: older ones are read only for their records.
+          wanted = false;
+          messagesAt = start;
+        }
+      }
+      if (!wanted && log.links) name = log.links.rprev;
     }
     // Read newest first: joined oldest first.
     const inOrder = (texts: string[]) => texts.reduceRight((all, text) => joinLog(all, text), '');
-    return { messages: inOrder(messages), resolved: inOrder(resolved) };
+    return {
+      messages: inOrder(messages),
+      resolved: inOrder(resolved),
+      ...(messagesAt > 0 ? { messagesAt } : {}),
+    };
   }
 
   /** A run as stored (whole, or as parts), read again whenever writers move its files meanwhile. */
-  async function readRun(runId: string): Promise<StoredParts | StoredSnapshot | null> {
+  async function readRun(runId: string, window = false): Promise<StoredParts | StoredSnapshot | null> {
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       const latest = await readLatest(runId);
       if (!latest) return null;
       const { run } = latest;
       const lease = run.lease && { owner: run.lease.owner, live: run.lease.until > clock() };
       if ('snapshot' in run) return { snapshot: run.snapshot, version: run.version, lease, now: clock() };
-      const logs = await readLogs(runId, run);
+      const logs = await readLogs(runId, run, window);
       if (logs) return { head: run.head, ...logs, version: run.version, lease, now: clock() };
     }
     throw new ConflictError(`Run ${runId} kept changing while it was read. Retry.`);
@@ -303,15 +322,22 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, now: clock() };
     },
 
-    async getParts(runId) {
+    async getParts(runId, options) {
       assertSafeRunId(runId, 'fileStore.getParts');
-      return readRun(runId);
+      return readRun(runId, options?.transcript === 'window');
     },
 
     // The log files are read to measure the transcript (this store keeps no length apart), but
     // nothing is joined, assembled or parsed.
     async getHead(runId) {
       assertSafeRunId(runId, 'fileStore.getHead');
+      const latest = await readLatest(runId);
+      if (latest && 'head' in latest.run && latest.run.length !== undefined) {
+        // The version file keeps the transcript's length: no log file is read.
+        const { head, length, version, lease } = latest.run;
+        const live = lease && { owner: lease.owner, live: lease.until > clock() };
+        return { head, messagesLength: length, version, lease: live, now: clock() };
+      }
       const row = await readRun(runId);
       if (row === null || 'snapshot' in row) return row;
       const { head, messages, version, lease, now } = row;
@@ -338,16 +364,33 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         if (write.mode === 'append' && base && !('head' in base)) throw notInPartsError(runId);
         const append = write.mode === 'append' && base !== undefined;
         const previous = append && 'head' in base ? base.log : '';
+        // Partial reads (DESIGN §22): known from a rewrite on, unknown on a chain written before them.
+        const known: LogOffsets | undefined = !append
+          ? { length: 0, rlog: '' }
+          : 'head' in base && base.length !== undefined
+            ? { length: base.length, rlog: base.rlog ?? '' }
+            : undefined;
+        let offsets: LogOffsets = {};
         let log = previous;
         if (write.messages !== '' || write.resolved !== '') {
           log = logName(kept.version);
-          await writeNew(join(runDir(runId), log), logFileText(previous, write)).catch(
+          const length = known?.length ?? 0;
+          const start = write.messages === '' ? length : length > 0 ? length + 1 : 0;
+          const links = known && { start, rprev: known.rlog ?? '' };
+          await writeNew(join(runDir(runId), log), logFileText(previous, write, links)).catch(
             deletedMeanwhile(runId, opts.expectedVersion),
           );
-        }
+          if (known) {
+            offsets = {
+              length: write.messages === '' ? length : start + write.messages.length,
+              rlog: write.resolved === '' ? (known.rlog ?? '') : log,
+            };
+          }
+        } else if (known) offsets = known;
+        if (known) offsets.window = write.windowAt ?? 0;
         try {
           await withMarkers(runId, latest, kept, () =>
-            createVersion(runId, { ...kept, head: write.head, log, at: clock() }, latest),
+            createVersion(runId, { ...kept, head: write.head, log, at: clock(), ...offsets }, latest),
           );
         } catch (error) {
           if (log !== previous) await unlink(join(runDir(runId), log)).catch(() => undefined);
