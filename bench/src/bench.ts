@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { type ChatMessage, memoryStore } from '@turnkit/core';
 import { cycleAgent, runCycle, SECRET, sampleContext } from './cycle.js';
-import { buildHistory } from './history.js';
+import { benchLongRuns, buildHistory } from './history.js';
 import { benchInbox } from './inbox.js';
 import { benchOtel } from './otel.js';
 import {
@@ -265,6 +265,7 @@ async function main(): Promise<void> {
   console.log('\nGoals (issues 4, 17, 18, 19; ratios measured in this run)');
   console.log(goalsTable(goals));
   goals.push(...(await phase('inbox', benchInbox)));
+  goals.push(...(await phase('longRuns', () => benchLongRuns(openStores))).goals);
 
   const durationSeconds = Math.round((performance.now() - started) / 100) / 10;
   const environment = {

@@ -40,6 +40,8 @@ type Row = {
   points?: Point[];
   /** Where the window starts in the transcript log (layout 2, `PartsWrite.windowAt`). */
   windowAt?: number;
+  /** Each appended transcript text and where it starts in the log (layout 2), for partial reads. */
+  chunks?: { at: number; text: string }[];
 } & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
 
 /**
@@ -121,11 +123,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       if (!row) return null;
       const stored = { version: row.version, lease: leaseOf(row), now: clock() };
       if (!row.parts) return { snapshot: row.snapshot, ...stored };
-      // The window's tail only (DESIGN §22): the log text is kept whole, so it is cut at the window.
-      const at =
-        options?.transcript === 'window' ? Math.min(row.windowAt ?? 0, row.parts.messages.length) : 0;
-      if (at === 0) return { ...row.parts, ...stored };
-      return { ...row.parts, messages: row.parts.messages.slice(at), messagesAt: at, ...stored };
+      // The window's tail only (DESIGN §22): the chunks from the one holding its start, joined
+      // (cutting the whole log's text would copy the history).
+      const windowAt = options?.transcript === 'window' ? (row.windowAt ?? 0) : 0;
+      const chunks = row.chunks ?? [];
+      let first = chunks.length - 1;
+      while (first > 0 && chunks[first]!.at > windowAt) first--;
+      if (windowAt === 0 || first <= 0) return { ...row.parts, ...stored };
+      const messages = chunks
+        .slice(first)
+        .map((chunk) => chunk.text)
+        .join(',');
+      return { ...row.parts, messages, messagesAt: chunks[first]!.at, ...stored };
     },
     async getHead(runId) {
       const row = rows.get(runId);
@@ -158,7 +167,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       };
       const points = keep === 0 ? [] : [...(append ? (row.points ?? []) : []), point].slice(-keep);
       const windowAt = write.windowAt ?? 0;
-      rows.set(runId, { ...kept, parts, points, ...(windowAt > 0 ? { windowAt } : {}) });
+      const before = append ? row.parts!.messages.length : 0;
+      const chunks = append ? [...(row.chunks ?? [])] : [];
+      if (write.messages !== '') chunks.push({ at: before > 0 ? before + 1 : 0, text: write.messages });
+      rows.set(runId, { ...kept, parts, points, chunks, ...(windowAt > 0 ? { windowAt } : {}) });
       index(runId, opts.pending);
       return { version: kept.version, now: clock() };
     },
