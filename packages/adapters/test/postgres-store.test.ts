@@ -192,6 +192,53 @@ describe.skipIf(!url)('postgresStore', () => {
       }
     });
 
+    it('reads a run whose log rows predate log_at whole, even with a window, until its next rewrite (issue 33)', async () => {
+      const { pool, table } = connection;
+      const store = postgresStore(pool, { table });
+      await store.migrate();
+      const runId = freshRunId('legacy-offsets');
+      const head = (label: string) => `{"layout":2,"at":[0,0],"messages":0,"resolved":0}\n${label}`;
+      await store.putParts(
+        runId,
+        { head: head('a'), mode: 'rewrite', messages: '1,2', resolved: '' },
+        {
+          expectedVersion: null,
+        },
+      );
+      // As an earlier release left it: no offsets on the run's row or its log rows.
+      await pool.query(`UPDATE ${table} SET log_length = NULL, log_window = NULL WHERE run_id = $1`, [runId]);
+      await pool.query(`UPDATE ${table}_log SET log_at = NULL WHERE run_id = $1`, [runId]);
+      await store.putParts(
+        runId,
+        { head: head('b'), mode: 'append', messages: '3', resolved: '', windowAt: 4 },
+        {
+          expectedVersion: 1,
+        },
+      );
+      const read = await store.getParts(runId, { transcript: 'window' });
+      expect(read).toMatchObject({ messages: '1,2,3', version: 2 });
+      expect(read).not.toHaveProperty('messagesAt');
+      // A rewrite records offsets again: the next append's window read skips the first chunk.
+      await store.putParts(
+        runId,
+        { head: head('c'), mode: 'rewrite', messages: '1,2', resolved: '' },
+        {
+          expectedVersion: 2,
+        },
+      );
+      await store.putParts(
+        runId,
+        { head: head('d'), mode: 'append', messages: '3', resolved: '', windowAt: 4 },
+        {
+          expectedVersion: 3,
+        },
+      );
+      expect(await store.getParts(runId, { transcript: 'window' })).toMatchObject({
+        messages: '3',
+        messagesAt: 4,
+      });
+    });
+
     it('keeps a run in row layout 2: a small row, and one log row per write that appended', async () => {
       const { pool, table } = connection;
       const store = postgresStore(pool, { table });

@@ -136,6 +136,52 @@ describe.skipIf(!url)('redisStore', () => {
       await expectKeepsLatestTwo(redisStore(client, { prefix, keepHistory: 2 }));
     });
 
+    it('reads a hash whose chunks predate a<i> whole, even with a window, until its next rewrite (issue 33)', async () => {
+      const { client, prefix } = connection;
+      const store = redisStore(client, { prefix });
+      const runId = freshRunId('legacy-offsets');
+      const head = (label: string) => `{"layout":2,"at":[0,0],"messages":0,"resolved":0}\n${label}`;
+      await store.putParts!(
+        runId,
+        { head: head('a'), mode: 'rewrite', messages: '1,2', resolved: '' },
+        {
+          expectedVersion: null,
+        },
+      );
+      // As an earlier release left it: no offsets in the hash.
+      await client.hdel(`${prefix}${runId}`, 'mlen', 'wat', 'a1');
+      await store.putParts!(
+        runId,
+        { head: head('b'), mode: 'append', messages: '3', resolved: '', windowAt: 4 },
+        {
+          expectedVersion: 1,
+        },
+      );
+      const read = await store.getParts!(runId, { transcript: 'window' });
+      expect(read).toMatchObject({ messages: '1,2,3', version: 2 });
+      expect(read).not.toHaveProperty('messagesAt');
+      expect(await client.hexists(`${prefix}${runId}`, 'a2')).toBe(0);
+      // A rewrite records offsets again: the next append's window read skips the first chunk.
+      await store.putParts!(
+        runId,
+        { head: head('c'), mode: 'rewrite', messages: '1,2', resolved: '' },
+        {
+          expectedVersion: 2,
+        },
+      );
+      await store.putParts!(
+        runId,
+        { head: head('d'), mode: 'append', messages: '3', resolved: '', windowAt: 4 },
+        {
+          expectedVersion: 3,
+        },
+      );
+      expect(await store.getParts!(runId, { transcript: 'window' })).toMatchObject({
+        messages: '3',
+        messagesAt: 4,
+      });
+    });
+
     it('keeps a run in row layout 2 as { version, head, chunks, m<i>, r<i> }: one chunk per write that appended', async () => {
       const { client, prefix } = connection;
       const store = redisStore(client, { prefix, ttlSeconds: 60 });
