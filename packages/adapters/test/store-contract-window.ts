@@ -176,7 +176,7 @@ export function describeWindowContract(fixture: () => StoreFixture): void {
       expect(long.read).toBeLessThanOrEqual(short.read + 2048);
     });
 
-    it('refuses an edit inside the window with SNAPSHOT_TAMPERED; an edit before it is not read by a resume', async () => {
+    it('refuses an edit inside the window with SNAPSHOT_TAMPERED; an edit before it is not read by a resume, and is caught by a full read', async () => {
       const runId = await longRun(store, 16);
       const row = await wholeRow(store, runId);
       const windowAt = JSON.parse(row.head.slice(0, row.head.indexOf('\n'))).window.at as number;
@@ -203,6 +203,15 @@ export function describeWindowContract(fixture: () => StoreFixture): void {
         store: edited(before, 'Turn 1:', 'Turn X:'),
       }).get(runId);
       expect(resumed.snapshot).toBe(untouched.snapshot);
+      // The whole log is checked against the head's MAC chain: the edit before the window is caught.
+      const full = await createSessions({ agent: chatAgent(), store: edited(before, 'Turn 1:', 'Turn X:') })
+        .get(runId, { transcript: 'full' })
+        .catch((caught: unknown) => caught);
+      expect((full as SnapshotError).code).toBe('SNAPSHOT_TAMPERED');
+      expect(
+        (await createSessions({ agent: chatAgent(), store }).get(runId, { transcript: 'full' })).messages[2]
+          ?.content,
+      ).toBe(said(1));
       const inside = row.messages.lastIndexOf('K562');
       expect(inside).toBeGreaterThan(windowAt);
       const error = await createSessions({ agent: chatAgent(), store: edited(inside, 'K562', 'K563') })

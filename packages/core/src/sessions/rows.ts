@@ -142,6 +142,7 @@ export async function readRun(
       // The whole log's length: where the tail read starts, plus the tail.
       length: (row.messagesAt ?? 0) + row.messages.length,
       summary: window.summary,
+      ...(opened.window?.chain ? { chain: opened.window.chain } : {}),
     },
   };
   return { run, version, lease, snapshot: opened.snapshot, ...(logs ? { logs } : {}) };
@@ -296,7 +297,11 @@ export async function writeRun(
 export async function readTranscript(store: SnapshotStore, run: Run): Promise<ChatMessage[]> {
   const window = run.state.context.window;
   const row = hasParts(store) ? await store.getParts(run.runId) : null;
-  if (row && 'head' in row) return fullTranscript(row).messages;
+  const secret = run.agent.snapshot?.secret;
+  if (row && 'head' in row) {
+    // A signed run's log before the window is checked against the head's MAC chain.
+    return fullTranscript(row, secret ? { secret, from: window?.from ?? 0 } : undefined).messages;
+  }
   return run.state.context.messages.slice(window?.summary ?? 0);
 }
 

@@ -46,8 +46,9 @@
  *   head, the window and the resolved records, O(window), not O(history). The append check needs
  *   no old entry either: the log's length (`messagesAt` + what was read) and the window's entries
  *   locate everything a write appends. The signature is over the window (and the resolved records)
- *   only, so what a resume reads is exactly what it verifies; entries before the window are not
- *   covered by it (see `fullTranscript`).
+ *   only, so what a resume reads is exactly what it verifies. A signed run's entries before the
+ *   window are covered by a MAC chain in the head (`window.chain`, extended by each compaction over
+ *   the entries it moves out), which `fullTranscript` checks on a full read.
  */
 import { SnapshotError } from '../errors.js';
 import type { HistoryWindow, ResolvedRecord } from '../machine/index.js';
@@ -92,6 +93,8 @@ export interface LogWindow {
   length: number;
   /** How many messages at the start of the window are summary, not in the log. */
   summary: number;
+  /** A signed run's chain of MACs over the log's entries before the window (see {@link fullTranscript}). */
+  chain?: string;
 }
 
 /** A write in layout 2: see {@link encodeParts}. */
@@ -114,7 +117,7 @@ interface HeadMeta {
   messages: number;
   resolved: number;
   /** A compacted run's window in the transcript log (see the file's header). */
-  window?: { from: number; at: number; base: number };
+  window?: { from: number; at: number; base: number; chain?: string };
   sig?: string;
 }
 
@@ -183,7 +186,9 @@ export function encodeParts(
   const [before, between, after] = envelopePieces(decoded);
   const resolved = logText(context.resolved, logs?.resolved, logs?.resolvedText);
   const transcript =
-    (logs?.layout === 2 && resolved.appended && appendTranscript(context.messages, context.window, logs)) ||
+    (logs?.layout === 2 &&
+      resolved.appended &&
+      appendTranscript(context.messages, context.window, logs, keys.secret)) ||
     rewriteTranscript(context.messages, context.window);
   const mode = transcript.mode === 'append' && resolved.appended ? 'append' : 'rewrite';
   const { log, summaryText, windowText } = transcript;
@@ -196,7 +201,9 @@ export function encodeParts(
     at: [before.length + summaryText.length, before.length + summaryText.length + between.length],
     messages: log.count,
     resolved: context.resolved.length,
-    ...(windowed ? { window: { from: log.from, at: log.at, base: log.base } } : {}),
+    ...(windowed
+      ? { window: { from: log.from, at: log.at, base: log.base, ...(log.chain ? { chain: log.chain } : {}) } }
+      : {}),
     ...(sig !== undefined ? { sig } : {}),
   };
   let snapshot: string | undefined;
@@ -265,6 +272,7 @@ function appendTranscript(
   messages: readonly ChatMessage[],
   window: HistoryWindow | undefined,
   logs: StoredLogs,
+  secret?: string,
 ): TranscriptWrite | undefined {
   const stored = logs.log ?? {
     count: logs.messages.length,
@@ -287,9 +295,23 @@ function appendTranscript(
   const added = entriesText(fresh);
   const length = stored.length + (stored.length > 0 && added !== '' ? 1 : 0) + added.length;
   let at = stored.at;
-  // Entry i of the log starts after every entry before it and its comma.
-  for (let index = 0; index < shift; index++) at += JSON.stringify(known[index]).length + 1;
-  const log: LogWindow = { count: stored.count + fresh.length, base: stored.base, from, at, length, summary };
+  let chain = stored.chain ?? '';
+  // Entry i of the log starts after every entry before it and its comma. A signed run chains the
+  // entries leaving the window into its MAC chain (O(entries moved), once per compaction).
+  for (let index = 0; index < shift; index++) {
+    const text = JSON.stringify(known[index]);
+    at += text.length + 1;
+    if (secret) chain = signatureOf([chain, text], secret);
+  }
+  const log: LogWindow = {
+    count: stored.count + fresh.length,
+    base: stored.base,
+    from,
+    at,
+    length,
+    summary,
+    ...(chain ? { chain } : {}),
+  };
   if (shift === 0 && summary === stored.summary && startsWith(messages, logs.messages.slice(0, summary))) {
     // No compaction since: the window grows by the added entries.
     return {
@@ -346,7 +368,9 @@ function readMeta(head: string): { meta: HeadMeta; envelope: string } {
         !count(meta.window.from) ||
         !count(meta.window.at) ||
         !count(meta.window.base) ||
-        meta.window.base > meta.window.from)) ||
+        meta.window.base > meta.window.from ||
+        (meta.window.chain !== undefined &&
+          !(typeof meta.window.chain === 'string' && SIG.test(meta.window.chain))))) ||
     !count(meta.messages) ||
     !count(meta.resolved) ||
     (meta.sig !== undefined && !(typeof meta.sig === 'string' && SIG.test(meta.sig)))
@@ -366,7 +390,7 @@ export interface OpenedParts {
   /** The JSON text of the run's messages (the window), joined by `,`. */
   windowText: string;
   /** Where the window sits in the log (absent for a run never compacted). */
-  window?: { from: number; at: number; base: number };
+  window?: { from: number; at: number; base: number; chain?: string };
 }
 
 /**
@@ -406,10 +430,17 @@ export function openParts(parts: SnapshotParts & { messagesAt?: number }): Opene
 
 /**
  * The full transcript log of a layout-2 row (DESIGN §22): every message the run kept, summaries
- * excluded, starting at full-transcript index `base` (0 unless earlier entries were lost). Its
- * entries are as stored: only the window's are covered by the head's signature.
+ * excluded, starting at full-transcript index `base` (0 unless earlier entries were lost). The
+ * window's entries are covered by the head's signature; with `secret` (a signed agent's), the
+ * entries before the window are checked against the head's MAC chain (`window.chain`: each entry's
+ * MAC over the previous MAC and its JSON text, extended by every compaction over the entries it
+ * moved out of the window), so an edited, dropped or added entry there is SNAPSHOT_TAMPERED.
+ * `from`: the window's start as the verified snapshot gives it (the head's must match).
  */
-export function fullTranscript(parts: SnapshotParts): { base: number; messages: ChatMessage[] } {
+export function fullTranscript(
+  parts: SnapshotParts,
+  verify?: { secret: string; from: number },
+): { base: number; messages: ChatMessage[] } {
   const { meta } = readMeta(parts.head);
   if (typeof parts.messages !== 'string') throw invalidParts('its logs are not text');
   let messages: unknown;
@@ -421,7 +452,20 @@ export function fullTranscript(parts: SnapshotParts): { base: number; messages: 
   if (!Array.isArray(messages) || messages.length !== meta.messages) {
     throw invalidParts(`its transcript log does not hold the ${meta.messages} messages its head counts`);
   }
-  return { base: meta.window?.base ?? 0, messages: messages as ChatMessage[] };
+  const window = meta.window ?? { from: 0, at: 0, base: 0 };
+  if (verify) {
+    let chain = '';
+    for (let index = 0; index < window.from - window.base; index++) {
+      chain = signatureOf([chain, JSON.stringify(messages[index])], verify.secret);
+    }
+    if (window.from !== verify.from || (window.chain ?? '') !== chain) {
+      throw new SnapshotError(
+        'SNAPSHOT_TAMPERED',
+        'The stored transcript before the window does not match its signed chain: an entry was edited, dropped or added. Restore the row as TurnKit wrote it.',
+      );
+    }
+  }
+  return { base: window.base, messages: messages as ChatMessage[] };
 }
 
 /**
