@@ -3,25 +3,12 @@
  * runs turns — and the Workers quickstart bundle — neither loads XState nor builds `agentMachine`;
  * only importing `agentMachine` does. Checked on what esbuild bundles from core's source.
  */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-
-const source = join(dirname(fileURLToPath(import.meta.url)), '../src');
+import { bundleInputs } from './bundle-inputs.js';
 
 /** The packages (by their node_modules folder) a bundle of `entry` holds. */
 async function bundledPackages(entry: string): Promise<string[]> {
-  const result = await build({
-    stdin: { contents: entry, resolveDir: source, loader: 'ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const inputs = Object.keys(Object.values(result.metafile.outputs)[0]!.inputs);
+  const inputs = (await bundleInputs(entry)).map(([file]) => file);
   return [...new Set(inputs.flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? []))];
 }
 

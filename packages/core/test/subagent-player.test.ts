@@ -3,33 +3,17 @@
  * the interpreter's sub-agent player, so a program without agent tools bundles none of it, and a
  * tool that names a child without carrying the player is refused instead of half played.
  */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AnyFunctionTool, agentTool, defineAgent, defineTool, runTurn } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
+import { bundleInputs } from './bundle-inputs.js';
 import { expectOneResultPerCall, toolResults } from './helpers.js';
-
-const source = join(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** The core source files that put code into a bundle of `entry`. */
 async function bundledFiles(entry: string): Promise<string[]> {
-  const result = await build({
-    stdin: { contents: entry, resolveDir: source, loader: 'ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    external: ['zod', 'superjson', '@noble/*'],
-  });
-  const inputs = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs);
-  return inputs
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([file]) => file.replace(/^(.*\/)?src\//, ''));
+  const inputs = await bundleInputs(entry, ['zod', 'superjson', '@noble/*']);
+  return inputs.filter(([, bytes]) => bytes > 0).map(([file]) => file.replace(/^(.*\/)?src\//, ''));
 }
 
 const child = defineAgent({ name: 'helper', instructions: 'Help.', model: scriptedModel(['done']) });
