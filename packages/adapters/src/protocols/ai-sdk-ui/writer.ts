@@ -41,7 +41,7 @@ export function knownMessage(message: UIMessageLike | undefined): KnownMessage {
   return known;
 }
 
-/** Options of a {@link TurnChunkWriter}. */
+/** Options of the writer that turns a turn into AI SDK UI message chunks (the `useChat` stream). */
 export interface WriterOptions {
   /** Tells which tools are question tools (default: those named `AskUserQuestion`). */
   agent?: AnyAgent;
