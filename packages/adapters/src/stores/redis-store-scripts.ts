@@ -211,6 +211,20 @@ return 1
 /** Log chunks read per HMGET (Lua's unpack has a stack limit). */
 
 /**
+ * What both reads answer first, from `run` = HMGET version, leaseOwner, leaseUntil, snapshot, …:
+ * the lease's owner ('' for none) and state (-1 no lease | 0 not live | 1 live) on the server's
+ * clock, and the whole reply at once for a layout-1 row (a snapshot string).
+ */
+const LEASE_OR_WHOLE = `${NOW}
+local owner, live = '', -1
+if run[2] then
+  owner = run[2]
+  live = 0
+  if tonumber(run[3]) > now then live = 1 end
+end
+if run[4] then return {run[1], owner, live, now, run[4]} end`;
+
+/**
  * KEYS: run hash. ARGV: 'window' to read the transcript from the window's chunk on (DESIGN §22),
  * '' for all. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
  * TIME in ms, snapshot} (layout 1) or {…, head, messages, resolved, messagesAt} (layout 2: the
@@ -221,14 +235,7 @@ return 1
 export const GET_SCRIPT = `
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks', 'wat')
 if not run[1] or not (run[4] or run[5]) then return nil end
-${NOW}
-local owner, live = '', -1
-if run[2] then
-  owner = run[2]
-  live = 0
-  if tonumber(run[3]) > now then live = 1 end
-end
-if run[4] then return {run[1], owner, live, now, run[4]} end
+${LEASE_OR_WHOLE}
 local count = tonumber(run[6])
 local mfirst, mat = 1, 0
 local wat = tonumber(run[7] or '')
@@ -255,14 +262,7 @@ return {run[1], owner, live, now, run[5], table.concat(messages, ','), table.con
 export const HEAD_SCRIPT = `
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
 if not run[1] or not (run[4] or run[5]) then return nil end
-${NOW}
-local owner, live = '', -1
-if run[2] then
-  owner = run[2]
-  live = 0
-  if tonumber(run[3]) > now then live = 1 end
-end
-if run[4] then return {run[1], owner, live, now, run[4]} end
+${LEASE_OR_WHOLE}
 local count = tonumber(run[6])
 if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
   return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')
