@@ -6,6 +6,7 @@
 import {
   type Agent,
   type ChatMessage,
+  compaction,
   createSessions,
   defineAgent,
   type ModelRequest,
@@ -97,11 +98,11 @@ function longRunAgent(maxTokens?: number): Agent {
     model: scriptedModel(Array.from({ length: 200_000 }, () => reply)),
     ...(maxTokens
       ? {
-          history: {
+          history: compaction({
             maxTokens,
             keepRecent: 4,
             compact: (messages: ChatMessage[]) => `Summary of ${messages.length} earlier messages.`,
-          },
+          }),
         }
       : {}),
   });

@@ -8,6 +8,7 @@
  */
 import {
   type Agent,
+  compaction,
   createSessions,
   defineAgent,
   type PartsWrite,
@@ -38,11 +39,11 @@ function chatAgent(): Agent {
     instructions: 'You note vial moves.',
     model: scriptedModel(Array.from({ length: 500 }, () => reply)),
     snapshot: { secret: SECRET },
-    history: {
+    history: compaction({
       maxTokens: 650,
       keepRecent: 2,
       compact: (messages) => `Summary of ${messages.length} messages.`,
-    },
+    }),
   });
 }
 

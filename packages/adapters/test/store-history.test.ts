@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type ChatMessage,
+  compaction,
   createSessions,
   defineAgent,
   defineTool,
@@ -65,14 +66,14 @@ function compactingAgent(seen: ModelRequest[], removed: ChatMessage[][]) {
     },
     tools: [noteTool],
     snapshot: { secret: SECRET },
-    history: {
+    history: compaction({
       maxTokens: 700,
       keepRecent: 3,
       compact: (messages) => {
         removed.push(messages);
         return `Summary ${removed.length}`;
       },
-    },
+    }),
   });
 }
 

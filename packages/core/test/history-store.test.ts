@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type ChatMessage,
+  compaction,
   createSessions,
   defineAgent,
   defineTool,
@@ -68,14 +69,14 @@ function compactingAgent(seen: ModelRequest[], removed: ChatMessage[][]) {
     model: noteTaker(seen),
     tools: [noteTool],
     snapshot: { secret: SECRET },
-    history: {
+    history: compaction({
       maxTokens: 700,
       keepRecent: 3,
       compact: (messages) => {
         removed.push(messages);
         return `Summary ${removed.length} of ${messages.length} messages`;
       },
-    },
+    }),
   });
 }
 
@@ -220,7 +221,7 @@ describe('history in store mode: the full transcript stays in the store', () => 
       instructions: 'You keep notes.',
       model: noteTaker([]),
       tools: [noteTool],
-      history: { maxTokens: 700, keepRecent: 3, compact: 'drop' },
+      history: compaction({ maxTokens: 700, keepRecent: 3, compact: 'drop' }),
     });
     const sessions = createSessions({ agent, store: memoryStore() });
     const run = await sessions.start('notes:6');
@@ -299,7 +300,7 @@ describe('history in store mode: the full transcript stays in the store', () => 
             model: noteTaker([]),
             tools: [noteTool],
             snapshot: { secret: SECRET },
-            history: {
+            history: compaction({
               maxTokens: 900,
               keepRecent,
               compact: (messages) => {
@@ -308,7 +309,7 @@ describe('history in store mode: the full transcript stays in the store', () => 
                   ? { role: 'system', content: `Summary ${removed.length} of ${messages.length} messages` }
                   : `Summary ${removed.length} of ${messages.length} messages`;
               },
-            },
+            }),
           });
           const sessions = createSessions({ agent, store: memoryStore() });
           let last = await sessions.start(`notes:${turns[0]}`);

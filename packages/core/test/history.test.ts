@@ -9,6 +9,7 @@ import {
   type AgentEvent,
   agentTool,
   type ChatMessage,
+  compaction,
   createSessions,
   DEFAULT_KEEP_RECENT,
   defineAgent,
@@ -89,7 +90,7 @@ function historyAgent(model: ModelAdapter, history: HistoryOptions, extra: objec
     instructions: 'You keep notes.',
     model,
     tools: [noteTool],
-    history,
+    history: compaction(history),
     ...extra,
   });
 }
@@ -104,7 +105,7 @@ const compactedEvents = (events: AgentEvent[]) =>
   );
 
 describe('history: config', () => {
-  it('refuses a history no run could use, naming the field', () => {
+  it('refuses compaction() options no run could use, naming the field', () => {
     const model = scriptedModel(['hi']);
     const bad: unknown[] = [
       null,
@@ -123,8 +124,27 @@ describe('history: config', () => {
       }
       expect(error).toBeInstanceOf(TurnkitError);
       expect((error as TurnkitError).code).toBe('CONFIG_INVALID');
-      expect((error as TurnkitError).message).toMatch(/history/);
+      expect((error as TurnkitError).message).toMatch(/^compaction\(\): /);
     }
+  });
+
+  it('refuses a history not made by compaction(), saying how to make one', () => {
+    const model = scriptedModel(['hi']);
+    for (const history of [{ maxTokens: 100 }, null, 'drop', { ...compaction({ maxTokens: 100 }) }]) {
+      let error: unknown;
+      try {
+        defineAgent({ name: 'desk', instructions: 'Help.', model, history: history as never });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TurnkitError);
+      expect((error as TurnkitError).code).toBe('CONFIG_INVALID');
+      expect((error as TurnkitError).message).toMatch(/history must be made by compaction\(/);
+    }
+    // The value is read-only and keeps its options for whoever reads the agent.
+    const made = compaction({ maxTokens: 100, keepRecent: 2, compact: 'drop' });
+    expect(Object.isFrozen(made)).toBe(true);
+    expect({ ...made }).toEqual({ maxTokens: 100, keepRecent: 2, compact: 'drop' });
   });
 
   it('estimates one token per 4 characters of the messages and tools JSON', () => {
@@ -340,7 +360,7 @@ describe('history: compaction in a run', () => {
       instructions: 'You keep notes.',
       model: noteTaker(childSeen),
       tools: [noteTool],
-      history: { maxTokens: 600, keepRecent: 2, compact: 'drop' },
+      history: compaction({ maxTokens: 600, keepRecent: 2, compact: 'drop' }),
     });
     const parentSeen: ModelRequest[] = [];
     const parent = defineAgent({
@@ -516,7 +536,7 @@ describe('history: properties', () => {
             instructions: 'Help.',
             model,
             tools: [noteTool],
-            history,
+            history: compaction(history),
           });
           const result = await runTurn(agent, { input });
           expectPaired(result.messages);

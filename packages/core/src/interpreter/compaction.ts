@@ -9,7 +9,14 @@
  * bookkeeping before a model call, not a decision of the loop.
  */
 import { ModelError, publicModelMessage } from '../errors.js';
-import { type CompactContext, DEFAULT_KEEP_RECENT, type HistoryOptions } from '../tools/index.js';
+import {
+  COMPACT,
+  type CompactContext,
+  checkHistoryOptions,
+  DEFAULT_KEEP_RECENT,
+  type History,
+  type HistoryOptions,
+} from '../tools/index.js';
 import type { ChatMessage, ModelRequest, TokenCountRequest, ToolSpec } from '../types.js';
 import { costOf, spendCompaction } from './budget.js';
 import { emit } from './events.js';
@@ -233,11 +240,36 @@ function tooLong(run: Run, history: HistoryOptions, tokens: number, what: string
   };
 }
 
+/** What the loop calls before each model call of an agent with a `history` (the code a {@link History} carries). */
+export type Compactor = (run: Run, request: ModelRequest) => Promise<CompactionOutcome>;
+
+/**
+ * The `history` option of an agent (DESIGN §22): keeps each model request under `maxTokens` by
+ * replacing the oldest messages with one summary. A function rather than a plain object so that the
+ * compaction's code comes with it: an agent without `history` bundles none of it (DESIGN §18).
+ *
+ * @throws {TurnkitError} `CONFIG_INVALID` when an option could never work, naming it.
+ * @example
+ * const agent = defineAgent({ name: 'desk', instructions: 'Help.', model, history: compaction({ maxTokens: 8000 }) });
+ */
+export function compaction(options: HistoryOptions): History {
+  checkHistoryOptions('compaction()', options);
+  const { maxTokens, keepRecent, compact } = options;
+  const history = {
+    maxTokens,
+    ...(keepRecent !== undefined ? { keepRecent } : {}),
+    ...(compact !== undefined ? { compact } : {}),
+  };
+  // Not enumerable: a copy made by spreading is a plain object again, and logs show the options only.
+  const compactor: Compactor = compactHistory;
+  return Object.freeze(Object.defineProperty(history, COMPACT, { value: compactor }) as History);
+}
+
 /**
  * Before a model call: compacts the run's transcript when `request` (built for that call) would
  * pass the agent's `history.maxTokens`. The caller rebuilds the request after `compacted`.
  */
-export async function compactHistory(run: Run, request: ModelRequest): Promise<CompactionOutcome> {
+async function compactHistory(run: Run, request: ModelRequest): Promise<CompactionOutcome> {
   const history = run.agent.history;
   if (!history) return 'fits';
   const tools: ToolSpec[] = request.tools;

@@ -8,7 +8,13 @@ export {
   agentTool,
   answerSubagentTool,
 } from './agent-tool.js';
-export { COMPACTION_INSTRUCTION, compactionCut, estimateTokens, SUMMARY_PREFIX } from './compaction.js';
+export {
+  COMPACTION_INSTRUCTION,
+  compaction,
+  compactionCut,
+  estimateTokens,
+  SUMMARY_PREFIX,
+} from './compaction.js';
 export { beginTurn } from './events.js';
 export { markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';

@@ -4,10 +4,10 @@
  */
 import { ModelError, publicModelMessage } from '../errors.js';
 import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
-import { mergeModelSettings } from '../tools/index.js';
+import { COMPACT, mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
-import { compactHistory } from './compaction.js';
+import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
@@ -115,7 +115,8 @@ async function callModel(run: Run): Promise<void> {
   if (typeof instructions !== 'string') return send(run, { type: 'MODEL_FAILED', error: instructions });
   // Long runs (DESIGN §22): the oldest messages may be compacted before the request is sent.
   let request = modelRequest(run, instructions);
-  const compaction = await compactHistory(run, request);
+  const compact = run.agent.history?.[COMPACT] as Compactor | undefined;
+  const compaction = compact ? await compact(run, request) : 'fits';
   if (compaction === 'aborted') return send(run, { type: 'ABORT' });
   if (typeof compaction === 'object') {
     if (compaction.cause !== undefined) report(run, compaction.cause);

@@ -21,7 +21,7 @@ import type {
   ToolSpec,
   TurnResult,
 } from '../types.js';
-import type { HistoryOptions } from './history-config.js';
+import type { History } from './history-config.js';
 
 /** What a tool's `execute` (and `needsApproval`) receives besides its input. */
 export interface ToolContext<Context = unknown> {
@@ -393,9 +393,10 @@ export interface AgentConfig<TOutput = string> {
   /**
    * Long runs (DESIGN §22): before a model call whose request would pass `history.maxTokens`, the
    * oldest messages are replaced by one summary (event `history_compacted`); the snapshot and the
-   * model then hold the summary and the recent messages. See {@link HistoryOptions}.
+   * model then hold the summary and the recent messages. Made by `compaction({ maxTokens, ... })`
+   * (see {@link HistoryOptions}); a plain object is refused.
    */
-  history?: HistoryOptions;
+  history?: History;
   /**
    * Sessions and the HTTP handler in store mode (DESIGN §20): called once per new pending
    * interaction of this agent's runs, after the pause is stored — send the e-mail, post the chat

@@ -1,6 +1,8 @@
 /**
  * The `history` option of an agent (DESIGN §22): when the model request would pass `maxTokens`,
- * the oldest messages are replaced by one summary. Checked once, in `defineAgent`.
+ * the oldest messages are replaced by one summary. The option is made by `compaction({...})`, a
+ * value that carries the compaction's code, so a program that never compacts bundles none of it
+ * (DESIGN §18's size budget); `defineAgent` refuses a plain object.
  */
 import { TurnkitError } from '../errors.js';
 import type { ChatMessage, ModelAdapter } from '../types.js';
@@ -34,10 +36,10 @@ export type CompactFunction = (
 ) => string | ChatMessage | Promise<string | ChatMessage>;
 
 /**
- * `defineAgent({ history })`: keeps the model's window of a long run under `maxTokens`.
+ * What `compaction({...})` takes: keeps the model's window of a long run under `maxTokens`.
  *
  * @example
- * const agent = defineAgent({ name: 'desk', instructions: 'Help.', model, history: { maxTokens: 8000 } });
+ * const agent = defineAgent({ name: 'desk', instructions: 'Help.', model, history: compaction({ maxTokens: 8000 }) });
  */
 export interface HistoryOptions {
   /**
@@ -60,15 +62,36 @@ export interface HistoryOptions {
   compact?: 'drop' | CompactFunction;
 }
 
-/** Refuses a `history` option no run could use, naming the field. */
+/** The key under which a {@link History} carries its code (shared by every copy of the package). */
+export const COMPACT: unique symbol = Symbol.for('turnkit.history.compact');
+
+/**
+ * The `history` option of `defineAgent`, made by `compaction({...})`: its options, read-only, and
+ * the compaction's code under an internal key.
+ */
+export interface History extends Readonly<HistoryOptions> {
+  /** The compaction itself (internal: TurnKit calls it before each model call). */
+  readonly [COMPACT]: (...args: never[]) => unknown;
+}
+
+/** Refuses a `history` option not made by `compaction({...})`, saying how to make one. */
 export function checkHistory(where: string, history: unknown): void {
+  if (typeof (history as Partial<History> | null)?.[COMPACT] === 'function') return;
+  throw new TurnkitError(
+    'CONFIG_INVALID',
+    `${where}: history must be made by compaction({ maxTokens, keepRecent?, compact? }) from @turnkit/core (wrap a plain object in it). The value carries the compaction's code, so an agent that never compacts bundles none of it.`,
+  );
+}
+
+/** Refuses `compaction()` options no run could use, naming the field. */
+export function checkHistoryOptions(where: string, history: unknown): void {
   const fail = (what: string) => {
-    throw new TurnkitError('CONFIG_INVALID', `${where}: history.${what}`);
+    throw new TurnkitError('CONFIG_INVALID', `${where}: ${what}`);
   };
   if (typeof history !== 'object' || history === null) {
     throw new TurnkitError(
       'CONFIG_INVALID',
-      `${where}: history must be an object { maxTokens, keepRecent?, compact? }.`,
+      `${where}: the options must be an object { maxTokens, keepRecent?, compact? }.`,
     );
   }
   const { maxTokens, keepRecent, compact } = history as Partial<HistoryOptions>;

@@ -4,10 +4,13 @@ export { defineAgent } from './define-agent.js';
 export { defineTool, hashSchema } from './define-tool.js';
 export type * from './definitions.js';
 export {
+  COMPACT,
   type CompactContext,
   type CompactFunction,
   checkHistory,
+  checkHistoryOptions,
   DEFAULT_KEEP_RECENT,
+  type History,
   type HistoryOptions,
 } from './history-config.js';
 export { checkModelSettings, mergeModelSettings } from './model-settings.js';
