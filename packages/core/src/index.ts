@@ -23,6 +23,7 @@ export {
   approve,
   cancelQuestion,
   compaction,
+  defineTelemetry,
   estimateTokens,
   expire,
   provideInput,

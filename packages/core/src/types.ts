@@ -3,6 +3,8 @@
  * model.ts, re-exported here) chat messages, tool specs and the model contract. Everything here is
  * plain JSON, so it can cross a process boundary.
  */
+
+import type { TRACING } from './keys.js';
 import type { AssistantMessage, ChatMessage, ModelSettings, ModelUsage } from './model.js';
 
 export type * from './model.js';
@@ -422,11 +424,11 @@ export interface TelemetrySpan {
 }
 
 /**
- * Where TurnKit reports the spans of its turns — `otelTelemetry()` from `@turnkit/adapters/otel`
- * for OpenTelemetry, or your own. Each turn is one span; its model calls and tools are children;
- * a turn that resumes a paused one links to it (`link`), in any process.
+ * Where the spans of turns go — implement it to report to anything, and pass it to
+ * `defineTelemetry`. Each turn is one span; its model calls and tools are children; a turn that
+ * resumes a paused one links to it (`link`), in any process.
  */
-export interface Telemetry {
+export interface TurnTracer {
   startTurn(info: {
     runId: string;
     agent: string;
@@ -434,6 +436,15 @@ export interface Telemetry {
     trigger: string;
     link?: TraceContext;
   }): TelemetrySpan;
+}
+
+/**
+ * The `telemetry` option of an agent or a call: `otelTelemetry()` from `@turnkit/adapters/otel`
+ * for OpenTelemetry, or `defineTelemetry(tracer)` for your own {@link TurnTracer}.
+ */
+export interface Telemetry extends TurnTracer {
+  /** TurnKit's tracing code (internal: the loop calls it at each span's start and end). */
+  readonly [TRACING]: object;
 }
 
 /** Options every entry point accepts. */

@@ -5,6 +5,7 @@ import {
   approve,
   createSessions,
   defineAgent,
+  defineTelemetry,
   type ModelAdapter,
   memoryStore,
   reject,
@@ -208,7 +209,7 @@ describe('budgets', () => {
     const usage = { inputTokens: 1000, outputTokens: 0 };
     const agent = agentWith([{ text: 'hi', usage }], {
       pricing: { scripted: { inputPerMTok: 3, outputPerMTok: 15 } },
-      telemetry: { startTurn: () => span('turn') },
+      telemetry: defineTelemetry({ startTurn: () => span('turn') }),
     });
     await runTurn(agent, { input: 'x' });
     expect(ended.find((item) => item.name === 'model')?.outcome).toMatchObject({ costUsd: 0.003 });

@@ -8,11 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  approve,
   createSessions,
   defineTool,
   type InDoubtPolicy,
   memoryStore,
   type SnapshotStore,
+  StateError,
   TurnkitError,
 } from '../src/index.js';
 import { expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
@@ -64,6 +66,17 @@ async function stalledRun(
   // Its lease lapses on the store's clock (it renews no more).
   while ((await store.get(runId))?.lease?.live) await sleep(leaseMs / 4);
   return runId;
+}
+
+/** A run taken over with its charge call in doubt under the `ask` policy: paused on the in_doubt interaction. */
+async function askedInDoubt() {
+  const runs: string[] = [];
+  const store = memoryStore();
+  const agent = chargeAgent('ask', runs);
+  const runId = await stalledRun(agent, store, runs);
+  const sessions = createSessions({ agent, store, leaseMs });
+  const paused = await sessions.retry(runId);
+  return { runs, agent, runId, sessions, paused };
 }
 
 const inDoubtEvents = (result: { events: { type: string }[] }) =>
@@ -184,12 +197,7 @@ describe('tools in doubt', () => {
   });
 
   it('ask: pauses on an in_doubt interaction; the tool runs again only when a human approves', async () => {
-    const runs: string[] = [];
-    const store = memoryStore();
-    const agent = chargeAgent('ask', runs);
-    const runId = await stalledRun(agent, store, runs);
-    const sessions = createSessions({ agent, store, leaseMs });
-    const paused = await sessions.retry(runId);
+    const { runs, runId, sessions, paused } = await askedInDoubt();
     expect(paused.status).toBe('needs_input');
     expect(paused.pendingQuestion).toMatchObject({
       kind: 'in_doubt',
@@ -207,6 +215,25 @@ describe('tools in doubt', () => {
     expect(runs).toEqual([`${runId}:call_charge`, `${runId}:call_charge`]);
     expect(toolResults(approved).call_charge).toBe('{"charged":5}');
     expectOneResultPerCall(approved);
+  });
+
+  it('an in_doubt ask is answered only through sessions: a client-held resume of its snapshot is refused, changing nothing', async () => {
+    const { runs, agent, runId, sessions, paused } = await askedInDoubt();
+    expect(paused.pendingQuestion?.kind).toBe('in_doubt');
+    // Without sessions no call is recorded started, so the client-held loop holds no code for this.
+    let error: unknown;
+    try {
+      await approve(agent, paused.snapshot);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(StateError);
+    expect((error as StateError).code).toBe('WRONG_KIND');
+    expect((error as StateError).message).toMatch(/only sessions .* answer it/);
+    expect(runs).toHaveLength(1);
+    // The stored run is untouched and still answerable where it lives.
+    expect((await sessions.approve(runId)).status).toBe('completed');
+    expect(runs).toHaveLength(2);
   });
 
   it('ask: a rejection tells the model it may or may not have run; provideInput records the given result', async () => {

@@ -11,6 +11,7 @@ import {
   askUserQuestion,
   cancelQuestion,
   createSessions,
+  defineTelemetry,
   expire,
   type InteractionSpanInfo,
   memoryStore,
@@ -58,9 +59,9 @@ function recorder(first = 0) {
       traceContext: record.context,
     };
   };
-  const telemetry: Telemetry = {
+  const telemetry: Telemetry = defineTelemetry({
     startTurn: (info) => open(`invoke_agent ${info.agent}`, null, info.link ? { link: info.link } : {}),
-  };
+  });
   return { spans, telemetry };
 }
 

@@ -10,6 +10,7 @@ import {
   agentTool,
   answerQuestion,
   defineAgent,
+  defineTelemetry,
   defineTool,
   parseSnapshot,
   runTurn,
@@ -17,6 +18,7 @@ import {
   type Telemetry,
   type TelemetrySpan,
   type TraceContext,
+  TurnkitError,
 } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { ask, cellLineQuestion, makeAgent } from './helpers.js';
@@ -52,7 +54,9 @@ function recorder() {
     };
     return span;
   };
-  const telemetry: Telemetry = { startTurn: (info) => open(`invoke_agent ${info.agent}`, null, info.link) };
+  const telemetry: Telemetry = defineTelemetry({
+    startTurn: (info) => open(`invoke_agent ${info.agent}`, null, info.link),
+  });
   return { spans, telemetry };
 }
 
@@ -60,6 +64,33 @@ const expectAllEnded = (spans: Recorded[]) =>
   expect(spans.filter((span) => !span.ended).map((span) => span.name)).toEqual([]);
 
 describe('telemetry', () => {
+  it('is made by defineTelemetry (or otelTelemetry): a bare tracer is refused with how to wrap it', async () => {
+    const model = scriptedModel(['hi']);
+    const bare = { startTurn: () => ({}) as never };
+    const refusals: Array<() => unknown> = [
+      () => makeAgent(['hi'], { telemetry: bare as never }),
+      () => makeAgent(['hi'], { telemetry: { ...defineTelemetry(bare) } as never }),
+      () =>
+        runTurn(
+          defineAgent({ name: 'a', instructions: 'Help.', model }),
+          { input: 'x' },
+          { telemetry: bare as never },
+        ),
+      () => defineTelemetry({} as never),
+    ];
+    for (const refused of refusals) {
+      let error: unknown;
+      try {
+        await refused();
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TurnkitError);
+      expect((error as TurnkitError).code).toBe('CONFIG_INVALID');
+      expect((error as TurnkitError).message).toMatch(/defineTelemetry/);
+    }
+  });
+
   it('traces a turn, pauses with its context in the snapshot, and links the resumed turn to it', async () => {
     const { spans, telemetry } = recorder();
     const agent = makeAgent(

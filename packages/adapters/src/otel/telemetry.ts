@@ -20,7 +20,14 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { InteractionSpanInfo, SpanOutcome, Telemetry, TelemetrySpan, TraceContext } from '@turnkit/core';
+import {
+  defineTelemetry,
+  type InteractionSpanInfo,
+  type SpanOutcome,
+  type Telemetry,
+  type TelemetrySpan,
+  type TraceContext,
+} from '@turnkit/core';
 
 /** Options of {@link otelTelemetry}. */
 export interface OtelTelemetryOptions {
@@ -211,7 +218,7 @@ function linkTo(paused: TraceContext | undefined): Link[] | undefined {
  */
 export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry {
   const tracer = options.tracer ?? trace.getTracer('@turnkit/adapters');
-  return {
+  return defineTelemetry({
     startTurn(info) {
       const links = linkTo(info.link);
       const span = tracer.startSpan(
@@ -227,5 +234,5 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry {
         'turnkit.trigger': info.trigger,
       }));
     },
-  };
+  });
 }

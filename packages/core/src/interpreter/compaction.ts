@@ -9,8 +9,8 @@
  * bookkeeping before a model call, not a decision of the loop.
  */
 import { ModelError, publicModelMessage } from '../errors.js';
+import { COMPACT } from '../keys.js';
 import {
-  COMPACT,
   type CompactContext,
   checkHistoryOptions,
   DEFAULT_KEEP_RECENT,

@@ -18,7 +18,6 @@ import { budgetProblems } from '../tools/index.js';
 import type { ApprovalRecord, BudgetLimits, InteractionResponse } from '../types.js';
 import { answersByHeader } from './ask.js';
 import { unsafeFormSchema } from './form-guard.js';
-import { decideInDoubt } from './in-doubt.js';
 import type { Run } from './run.js';
 import { checkToolInput } from './tool-input.js';
 
@@ -208,7 +207,13 @@ export function decide(
 ): Resolution {
   // Tools in doubt (DESIGN §21): approve, reject, input or cancel, see in-doubt.ts.
   if (interaction.kind === 'in_doubt') {
-    const decided = decideInDoubt(interaction, response, at);
+    if (!run.doubt) {
+      throw new StateError(
+        'WRONG_KIND',
+        `Interaction ${interaction.id} asks whether ${interaction.toolName} should run again after its worker stopped: only sessions (createSessions, or the handler in store mode) answer it, since only they record tools started. Send the response through them.`,
+      );
+    }
+    const decided = run.doubt.decide(interaction, response, at);
     if (!decided) throw wrongKind(interaction, response.type);
     return decided;
   }

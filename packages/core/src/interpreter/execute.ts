@@ -11,9 +11,7 @@ import { askSignal, isAskSignal } from './ask.js';
 import { spendToolCall } from './budget.js';
 import { contextErrorMessage, guarded, type Settled } from './context-guard.js';
 import { emit } from './events.js';
-import type { Run } from './run.js';
-import { markStarted } from './started.js';
-import { endToolSpan, startToolSpan } from './telemetry.js';
+import { type Run, tracingOf } from './run.js';
 
 /** Turns a tool's return value into the text the model reads. */
 function resultText(value: unknown, editedInput?: unknown): string {
@@ -86,7 +84,7 @@ export async function execute(
   // In store mode the call is recorded started first (tools in doubt, DESIGN §21); a worker that
   // lost the run meanwhile does not start it. Reconciling runs no side effect: nothing to record.
   if (!options.reconcile) {
-    await markStarted(run, call.id, tool.schemaHash);
+    await run.doubt?.markStarted(run, call.id, tool.schemaHash);
     if (turnSignal?.aborted) return undefined;
   }
   const timeout = tool.timeoutMs === undefined ? null : AbortSignal.timeout(tool.timeoutMs);
@@ -158,7 +156,7 @@ export function startTool(run: Run, toolCallId: string, toolName: string, resume
   emit(run, { type: 'tool_started', toolCallId, toolName });
   run.usage.toolCalls++;
   if (!resumed) spendToolCall(run);
-  startToolSpan(run, toolCallId, toolName);
+  tracingOf(run)?.startToolSpan(run, toolCallId, toolName);
 }
 
 /** Emits `tool_finished` for a call's result text (ok unless it is an error result). */
@@ -171,5 +169,9 @@ export function finishTool(run: Run, toolCallId: string, toolName: string, resul
     ok: !errorCode,
     ...(errorCode ? { errorCode } : {}),
   });
-  endToolSpan(run, toolCallId, errorCode ? { outcome: 'failed', errorCode } : { outcome: 'completed' });
+  tracingOf(run)?.endToolSpan(
+    run,
+    toolCallId,
+    errorCode ? { outcome: 'failed', errorCode } : { outcome: 'completed' },
+  );
 }

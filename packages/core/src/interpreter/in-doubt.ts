@@ -13,7 +13,8 @@ import type { ToolCall } from '../types.js';
 import type { AskDraft } from './ask.js';
 import { emit } from './events.js';
 import { execute } from './execute.js';
-import type { Run } from './run.js';
+import type { DoubtHandling, Run } from './run.js';
+import { markStarted } from './started.js';
 import { parseToolInput } from './tool-input.js';
 
 /**
@@ -135,3 +136,11 @@ export function decideInDoubt(
       return undefined;
   }
 }
+
+/** What sessions hand the loop (`run.doubt`): store mode's handling of tools in doubt. */
+export const IN_DOUBT: DoubtHandling = {
+  markStarted,
+  isInDoubt,
+  outcome: inDoubtOutcome,
+  decide: decideInDoubt,
+};

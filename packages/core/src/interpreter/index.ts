@@ -16,7 +16,7 @@ export {
   SUMMARY_PREFIX,
 } from './compaction.js';
 export { beginTurn } from './events.js';
-export { markInDoubt } from './in-doubt.js';
+export { IN_DOUBT, markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
 export { completedOutput } from './output.js';
 export {
@@ -44,3 +44,4 @@ export {
 } from './run.js';
 export { type RunTurnRequest, runTurn, toMessages } from './run-turn.js';
 export { markClaimStarted } from './started.js';
+export { defineTelemetry } from './telemetry.js';

@@ -3,17 +3,20 @@
  * tools) outside the machine, and feeds the outcome back as an event, until the machine rests.
  */
 import { ModelError, publicModelMessage } from '../errors.js';
+import { COMPACT } from '../keys.js';
 import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
-import { COMPACT, mergeModelSettings } from '../tools/index.js';
+import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
 import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
-import { encodeRun, now, type Run, send, stateOf } from './run.js';
+import { encodeRun, now, type Run, send, stateOf, tracingOf } from './run.js';
 import { runStep } from './step.js';
-import { closeRunSpan, modelSpan, openRunSpan, traceResolved } from './telemetry.js';
+
+/** The end of a model call's span when the run is not traced. */
+function noSpan(): void {}
 
 /** Makes a model's message safe to keep: string arguments, unique non-empty call ids. */
 function sanitize(message: AssistantMessage, step: number): AssistantMessage {
@@ -124,7 +127,7 @@ async function callModel(run: Run): Promise<void> {
   }
   if (compaction === 'compacted') request = modelRequest(run, instructions);
   emit(run, { type: 'model_started', step: context.modelCalls + 1 });
-  const endSpan = modelSpan(run, context.modelCalls + 1);
+  const endSpan = tracingOf(run)?.modelSpan(run, context.modelCalls + 1) ?? noSpan;
   let response: Awaited<ReturnType<typeof agent.model.generate>>;
   try {
     response = await agent.model.generate(request);
@@ -184,7 +187,8 @@ async function executeStep(run: Run): Promise<void> {
 
 /** Drives the machine until it rests and emits the turn's end event (sub-agents stop here). */
 export async function driveToRest(run: Run): Promise<void> {
-  openRunSpan(run);
+  const tracing = tracingOf(run);
+  tracing?.openRunSpan(run);
   try {
     let stepEnded = false;
     for (;;) {
@@ -212,7 +216,7 @@ export async function driveToRest(run: Run): Promise<void> {
     }
     emitTurnEnd(run);
   } finally {
-    closeRunSpan(run);
+    tracing?.closeRunSpan(run);
   }
 }
 
@@ -259,6 +263,6 @@ export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
   }
   for (const interaction of before) {
     const { id, toolCallId, kind } = interaction;
-    traceResolved(run, interaction, { id, toolCallId, kind, resolution: 'superseded', at });
+    tracingOf(run)?.traceResolved(run, interaction, { id, toolCallId, kind, resolution: 'superseded', at });
   }
 }

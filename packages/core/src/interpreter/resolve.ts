@@ -17,8 +17,7 @@ import { decide, expiredResolution, type Responder, type ResponseInput, USER } f
 import { emit, emitResolved } from './events.js';
 import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
-import { now, type Run, send, stateOf } from './run.js';
-import { isTraced, keepSpan, traceResolved } from './telemetry.js';
+import { now, type Run, send, stateOf, tracingOf } from './run.js';
 
 export type { Responder, ResponseInput } from './decide.js';
 
@@ -192,13 +191,14 @@ export function applyResolutions(run: Run, prepared: PreparedResolution[]): void
     return { ...resolution, child: childState(nested.run) };
   });
   // What was asked, for the human's span (DESIGN §15): only read when the run is traced.
-  const asked = isTraced(run)
+  const tracing = tracingOf(run);
+  const asked = tracing
     ? new Map(pendingInteractions(run.state.context).map((item) => [item.id, item]))
     : undefined;
   if (asked) {
     for (const { records, child, approval } of resolutions) {
       const interaction = child || approval ? undefined : asked.get(records[0]!.id);
-      if (interaction) keepSpan(run, interaction, records[0]!);
+      if (interaction) tracing!.keepSpan(run, interaction, records[0]!);
     }
   }
   send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
@@ -221,6 +221,6 @@ export function applyResolutions(run: Run, prepared: PreparedResolution[]): void
     }
     emitResolved(run, records[0]!, result ?? '');
     const interaction = asked?.get(records[0]!.id);
-    if (interaction) traceResolved(run, interaction, records[0]!);
+    if (interaction) tracing!.traceResolved(run, interaction, records[0]!);
   }
 }

@@ -3,7 +3,9 @@
  * and what this call produced (events, usage). Built fresh from a snapshot string on every call and
  * written back to one at the end; nothing outlives the call.
  */
+
 import { StateError, TurnkitError } from '../errors.js';
+import { TRACING } from '../keys.js';
 import {
   initialState,
   type LoopContext,
@@ -11,6 +13,10 @@ import {
   type LoopState,
   type LoopStateName,
   pendingInteractions,
+  type Resolution,
+  type ResolvedRecord,
+  type StepCall,
+  type StoredInteraction,
   transition,
 } from '../machine/index.js';
 import {
@@ -23,8 +29,22 @@ import {
   type TranscriptText,
   toBase64url,
 } from '../snapshot/index.js';
-import { type AnyAgent, checkBudget, checkModelSettings } from '../tools/index.js';
-import type { AgentEvent, TelemetrySpan, TraceContext, TurnOptions, TurnUsage } from '../types.js';
+import {
+  type AnyAgent,
+  type AnyFunctionTool,
+  checkBudget,
+  checkModelSettings,
+  checkTelemetry,
+} from '../tools/index.js';
+import type {
+  AgentEvent,
+  SpanOutcome,
+  TelemetrySpan,
+  ToolCall,
+  TraceContext,
+  TurnOptions,
+  TurnUsage,
+} from '../types.js';
 import { decodeFor } from './decode.js';
 
 /** The working state of one call. */
@@ -55,6 +75,8 @@ export interface Run {
   forkedFrom?: { runId: string; version: number };
   /** Set by sessions while they hold the run: no model or tool call starts once it stops holding. */
   fence?: Fence;
+  /** Store mode's handling of tools in doubt (DESIGN §21), handed in by sessions (see in-doubt.ts). */
+  doubt?: DoubtHandling;
   /** A sub-agent under the `choose` policy: its model is offered the question tools with `to`. */
   routed?: boolean;
   /** A sub-agent under the `reject` policy: only the top agent may ask the user. */
@@ -80,6 +102,60 @@ export interface Run {
   usage: TurnUsage;
 }
 
+/**
+ * Tools in doubt (DESIGN §21) as the loop sees them. Only store mode records calls started, so only
+ * it can find a call in doubt: sessions hand this in (`IN_DOUBT`) on every run they load or play, and
+ * a client-held program bundles none of it. Without it the loop records nothing started, and a
+ * response to an `in_doubt` interaction is refused (a snapshot exported from a store that holds one
+ * is resumed through sessions).
+ */
+export interface DoubtHandling {
+  /** Records the call started before its code runs (a fenced write; see started.ts). */
+  markStarted(run: Run, toolCallId: string, schemaHash: string): Promise<void>;
+  /** Whether the call is in doubt and its tool's policy still has to be applied. */
+  isInDoubt(stepCall: StepCall, tool: AnyFunctionTool): boolean;
+  /** Applies the tool's `onInDoubt`: a result, an interaction to wait for, or run it again (undefined). */
+  outcome(
+    run: Run,
+    tool: AnyFunctionTool,
+    stepCall: StepCall,
+    call: ToolCall,
+  ): Promise<{ result: string } | { draft: Omit<StoredInteraction, InteractionPlace> } | undefined>;
+  /** A human's decision on an `in_doubt` interaction, or undefined for a response it cannot take. */
+  decide(
+    interaction: StoredInteraction,
+    response: { type: string; value?: unknown; rationale?: string; reason?: string },
+    at: string,
+  ): Resolution | undefined;
+}
+
+/** What the loop fills in when it stores an interaction a tool drafted. */
+type InteractionPlace = 'id' | 'agentPath' | 'createdAt' | 'toolCallId' | 'toolName';
+
+/**
+ * TurnKit's tracing (DESIGN §15), carried by a `telemetry` value (see telemetry.ts) so that a
+ * program without telemetry bundles none of it. Each hook is a no-op where its span is not open.
+ */
+export interface Tracing {
+  openRunSpan(run: Run): void;
+  closeRunSpan(run: Run): void;
+  /** Starts a model call's span; the returned function ends it. */
+  modelSpan(run: Run, step: number): (outcome?: SpanOutcome) => void;
+  startToolSpan(run: Run, toolCallId: string, toolName: string): void;
+  endToolSpan(run: Run, toolCallId: string, outcome: SpanOutcome): void;
+  endOpenToolSpans(run: Run): void;
+  keepSpan(
+    run: Run,
+    interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
+    record: ResolvedRecord,
+  ): void;
+  traceResolved(
+    run: Run,
+    interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
+    record: ResolvedRecord,
+  ): void;
+}
+
 /** Sessions' hold on the run (their lease, DESIGN §12), as the loop sees it. */
 export interface Fence {
   /**
@@ -93,6 +169,16 @@ export interface Fence {
    * instead of running them again. Called for the top run only.
    */
   record(run: Run): Promise<void>;
+}
+
+/**
+ * TurnKit's tracing hooks, carried by the `telemetry` of the call or else of the top agent (DESIGN
+ * §15); undefined when the run is not traced. A sub-agent is traced as its top run is.
+ */
+export function tracingOf(run: Run): Tracing | undefined {
+  let top = run;
+  while (top.parent) top = top.parent;
+  return (top.options.telemetry ?? top.agent.telemetry)?.[TRACING] as Tracing | undefined;
 }
 
 let randomPool: Uint8Array = new Uint8Array(0);
@@ -166,6 +252,7 @@ function checkOptions(options: TurnOptions): TurnOptions {
   }
   if (options.modelSettings !== undefined) checkModelSettings('The turn options', options.modelSettings);
   if (options.budget !== undefined) checkBudget('The turn options', options.budget);
+  if (options.telemetry !== undefined) checkTelemetry('The turn options', options.telemetry);
   return options;
 }
 

@@ -21,10 +21,8 @@ import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
-import { inDoubtOutcome, isInDoubt } from './in-doubt.js';
-import { now, type Run } from './run.js';
+import { now, type Run, tracingOf } from './run.js';
 import type { SubagentPlayer } from './subagents.js';
-import { endOpenToolSpans } from './telemetry.js';
 import { parseToolInput } from './tool-input.js';
 
 type CallOutcome = CallResult | { draft: AskDraft } | undefined;
@@ -215,8 +213,9 @@ async function runCall(
     if (outcome && 'result' in outcome) finishTool(run, call.id, tool.name, outcome.result);
     return outcome;
   }
-  if (isInDoubt(stepCall, tool)) {
-    const handled = await inDoubtOutcome(run, tool, stepCall, call);
+  // Only sessions mark calls in doubt, and they hand in run.doubt (DESIGN §21).
+  if (stepCall.inDoubt === true && run.doubt?.isInDoubt(stepCall, tool)) {
+    const handled = await run.doubt.outcome(run, tool, stepCall, call);
     if (handled) return handled;
   }
   if (stepCall.status === 'approved') {
@@ -266,7 +265,7 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
     }),
   ).finally(() => {
     abort.dispose();
-    endOpenToolSpans(run);
+    tracingOf(run)?.endOpenToolSpans(run);
   });
   const outcomes: StepOutcome[] = [];
   let waiting = step.filter((call) => call.status === 'pending').length;

@@ -1,23 +1,27 @@
 /**
  * The hooks of telemetry (DESIGN §15): a turn is one span — for a sub-agent, one under the parent's
  * tool call — its model calls and tools are children, and a turn that ends paused keeps its span
- * context in the snapshot's `trace` for the turn that resumes it, in any process, to link to. With
- * no `telemetry` on the agent or the call every hook is a cheap no-op. Every span started here is
+ * context in the snapshot's `trace` for the turn that resumes it, in any process, to link to. These
+ * hooks travel with the `telemetry` value ({@link defineTelemetry}): the loop reaches them through
+ * `tracingOf(run)`, so a program without telemetry bundles none of this. Every span started here is
  * ended here, also when a turn pauses, fails or is aborted.
  */
+
+import { TurnkitError } from '../errors.js';
+import { TRACING } from '../keys.js';
 import {
   pendingInteractions,
   type ResolvedRecord,
   type ResolvedSpan,
   type StoredInteraction,
 } from '../machine/index.js';
-import type { InteractionSpanInfo, SpanOutcome, TelemetrySpan } from '../types.js';
+import type { InteractionSpanInfo, SpanOutcome, Telemetry, TelemetrySpan, TurnTracer } from '../types.js';
 import { limitsOf, spentOf } from './budget.js';
 import { statusOf } from './result.js';
-import { type Run, stateOf } from './run.js';
+import { type Run, stateOf, type Tracing } from './run.js';
 
 /** Opens the span of a run's drive: the turn (top run) or the sub-agent's own (child run). */
-export function openRunSpan(run: Run): void {
+function openRunSpan(run: Run): void {
   if (run.parent) {
     run.span = run.parentSpan?.startAgent({
       runId: run.runId,
@@ -71,24 +75,18 @@ function topOf(run: Run): Run {
   return top;
 }
 
-/** Whether the run's turns are traced (a `telemetry` on the call or the top agent). */
-export function isTraced(run: Run): boolean {
-  const top = topOf(run);
-  return (top.options.telemetry ?? top.agent.telemetry) !== undefined;
-}
-
 /**
  * Keeps on a record, before the machine takes it, what its human's span needs when the span must
  * wait for the turn that goes on from it (a resume: the turn's span is not open yet). That turn
  * reports it from the snapshot in `openRunSpan`, in whichever process plays it. With no telemetry,
  * or inside an open turn (a parent model's `answer_subagent`), the record keeps nothing.
  */
-export function keepSpan(
+function keepSpan(
   run: Run,
   interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
   record: ResolvedRecord,
 ): void {
-  if (!isTraced(run) || topOf(run).span) return;
+  if (topOf(run).span) return;
   record.span = spanOf(run, interaction);
 }
 
@@ -126,12 +124,12 @@ function infoOf(top: Run, record: ResolvedRecord, span: ResolvedSpan): Interacti
  * turn span opens: its record keeps the span (`keepSpan`) for `openRunSpan`, and a superseded
  * interaction, which leaves no record, waits in memory. With no telemetry this does nothing.
  */
-export function traceResolved(
+function traceResolved(
   run: Run,
   interaction: Pick<StoredInteraction, 'createdAt' | 'toolName'>,
   record: ResolvedRecord,
 ): void {
-  if (!isTraced(run) || record.span) return;
+  if (record.span) return;
   const top = topOf(run);
   const span = spanOf(run, interaction);
   if (top.span) {
@@ -146,7 +144,7 @@ export function traceResolved(
 }
 
 /** Closes the run's span with what the drive came to; a top run that paused keeps its context. */
-export function closeRunSpan(run: Run): void {
+function closeRunSpan(run: Run): void {
   const span = run.span;
   if (!span) return;
   run.span = undefined;
@@ -167,7 +165,7 @@ export function closeRunSpan(run: Run): void {
 }
 
 /** Starts a model call's span (ended by the returned function). */
-export function modelSpan(run: Run, step: number): (outcome?: SpanOutcome) => void {
+function modelSpan(run: Run, step: number): (outcome?: SpanOutcome) => void {
   const span = run.span?.startModelCall({
     runId: run.runId,
     agent: run.agent.name,
@@ -178,7 +176,7 @@ export function modelSpan(run: Run, step: number): (outcome?: SpanOutcome) => vo
 }
 
 /** Starts a tool call's span; `endToolSpan` ends it, or `endOpenToolSpans` if the step leaves it open. */
-export function startToolSpan(run: Run, toolCallId: string, toolName: string): void {
+function startToolSpan(run: Run, toolCallId: string, toolName: string): void {
   const span = run.span?.startTool({ runId: run.runId, agent: run.agent.name, toolName, toolCallId });
   if (!span) return;
   run.toolSpans ??= new Map();
@@ -186,7 +184,7 @@ export function startToolSpan(run: Run, toolCallId: string, toolName: string): v
 }
 
 /** Ends a tool call's span with its outcome. */
-export function endToolSpan(run: Run, toolCallId: string, outcome: SpanOutcome): void {
+function endToolSpan(run: Run, toolCallId: string, outcome: SpanOutcome): void {
   const span = run.toolSpans?.get(toolCallId);
   if (!span) return;
   run.toolSpans!.delete(toolCallId);
@@ -194,15 +192,44 @@ export function endToolSpan(run: Run, toolCallId: string, outcome: SpanOutcome):
 }
 
 /** Ends the spans of calls the step left without a result (they asked a human, or were interrupted). */
-export function endOpenToolSpans(run: Run): void {
+function endOpenToolSpans(run: Run): void {
   if (!run.toolSpans?.size) return;
   for (const span of run.toolSpans.values()) span.end({ outcome: 'incomplete' });
   run.toolSpans.clear();
 }
 
-/** The span a sub-agent started by this call goes under. */
-export function toolSpanOf(run: Run, toolCallId: string): TelemetrySpan | undefined {
-  return run.toolSpans?.get(toolCallId);
-}
-
 function noop(): void {}
+
+/** TurnKit's tracing hooks, as a `telemetry` value carries them (reached by `tracingOf(run)`). */
+const TRACING_HOOKS: Tracing = {
+  openRunSpan,
+  closeRunSpan,
+  modelSpan,
+  startToolSpan,
+  endToolSpan,
+  endOpenToolSpans,
+  keepSpan,
+  traceResolved,
+};
+
+/**
+ * The `telemetry` option for a tracer of your own (DESIGN §15): `startTurn` opens each turn's
+ * span; TurnKit starts the model, tool, sub-agent and interaction spans under it and ends every one.
+ * `otelTelemetry()` from `@turnkit/adapters/otel` is made with it. A function rather than a plain
+ * object so that TurnKit's tracing code comes with it: an agent without telemetry bundles none.
+ *
+ * @throws {TurnkitError} `CONFIG_INVALID` when `tracer` has no `startTurn` function.
+ * @example
+ * const telemetry = defineTelemetry({ startTurn: (info) => mySpans.open(`turn ${info.turn}`, info) });
+ * const agent = defineAgent({ name: 'desk', instructions: 'Help.', model, telemetry });
+ */
+export function defineTelemetry(tracer: TurnTracer): Telemetry {
+  if (typeof tracer?.startTurn !== 'function') {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      'defineTelemetry: pass a tracer with a startTurn(info) method that returns the turn span.',
+    );
+  }
+  const telemetry: TurnTracer = { startTurn: (info) => tracer.startTurn(info) };
+  return Object.freeze(Object.defineProperty(telemetry, TRACING, { value: TRACING_HOOKS }) as Telemetry);
+}

@@ -8,6 +8,7 @@ import { ConflictError, StateError } from '../errors.js';
 import {
   beginTurn,
   driveToRest,
+  IN_DOUBT,
   markClaimStarted,
   markInDoubt,
   newRunId,
@@ -181,6 +182,7 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
       run.options = { ...run.options, signal: signal ? AbortSignal.any([signal, hold.signal]) : hold.signal };
     };
     if (claimed) holdFrom(claimed.version, claimed.claimedAt);
+    run.doubt = IN_DOUBT;
     run.fence = {
       holds: async () => (held.hold ? held.hold.holds() : !held.taken),
       async record(current) {

@@ -10,6 +10,7 @@ import { toJsonSchema } from './define-tool.js';
 import type { Agent, AgentConfig, AnyFunctionTool, SubagentRuntime, Tool } from './definitions.js';
 import { checkHistory } from './history-config.js';
 import { checkModelSettings } from './model-settings.js';
+import { checkTelemetry } from './telemetry-config.js';
 
 /** A question tool's spec with `to`, for a sub-agent whose parent lets it choose who answers. */
 /** The sub-agent player an agent tool carries; a tool with a `subagent` binding but no player was not made by `agentTool`. */
@@ -106,6 +107,7 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   }
   if (config.modelSettings !== undefined) checkModelSettings(`Agent ${config.name}`, config.modelSettings);
   if (config.budget !== undefined) checkBudget(`Agent ${config.name}`, config.budget);
+  if (config.telemetry !== undefined) checkTelemetry(`Agent ${config.name}`, config.telemetry);
   if (config.pricing !== undefined) checkPricing(`Agent ${config.name}`, config.pricing);
   if (config.history !== undefined) checkHistory(`Agent ${config.name}`, config.history);
   const responseFormat = responseFormatOf(config);

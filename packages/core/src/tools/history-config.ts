@@ -5,6 +5,7 @@
  * (DESIGN §18's size budget); `defineAgent` refuses a plain object.
  */
 import { TurnkitError } from '../errors.js';
+import { COMPACT } from '../keys.js';
 import type { ChatMessage, ModelAdapter } from '../types.js';
 
 /** How many of the most recent messages a compaction keeps as they are, when `keepRecent` is not given. */
@@ -61,9 +62,6 @@ export interface HistoryOptions {
    */
   compact?: 'drop' | CompactFunction;
 }
-
-/** The key under which a {@link History} carries its code (shared by every copy of the package). */
-export const COMPACT: unique symbol = Symbol.for('turnkit.history.compact');
 
 /**
  * The `history` option of `defineAgent`, made by `compaction({...})`: its options, read-only, and

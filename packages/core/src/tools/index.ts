@@ -4,7 +4,6 @@ export { defineAgent } from './define-agent.js';
 export { defineTool, hashSchema } from './define-tool.js';
 export type * from './definitions.js';
 export {
-  COMPACT,
   type CompactContext,
   type CompactFunction,
   checkHistory,
@@ -17,3 +16,4 @@ export { checkModelSettings, mergeModelSettings } from './model-settings.js';
 export { assigneesProblem, checkApprovalPolicy, quorumProblem } from './policy.js';
 export { askUserQuestion } from './question-tool.js';
 export { SHELL_ASK_USAGE, type ShellAskToolOptions, shellAskTool, shellWords } from './shell-ask-tool.js';
+export { checkTelemetry } from './telemetry-config.js';
