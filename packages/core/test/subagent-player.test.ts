@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AnyFunctionTool, agentTool, defineAgent, defineTool, runTurn } from '../src/index.js';
+import {
+  type AnyFunctionTool,
+  agentTool,
+  answerQuestion,
+  askUserQuestion,
+  defineAgent,
+  defineTool,
+  runTurn,
+} from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { bundleInputs } from './bundle-inputs.js';
 import { expectOneResultPerCall, toolResults } from './helpers.js';
@@ -15,6 +23,19 @@ async function bundledFiles(entry: string): Promise<string[]> {
   const inputs = await bundleInputs(entry, ['zod', 'superjson', '@noble/*']);
   return inputs.filter(([, bytes]) => bytes > 0).map(([file]) => file.replace(/^(.*\/)?src\//, ''));
 }
+
+const RACK_QUESTION = {
+  questions: [
+    {
+      question: 'Which rack?',
+      header: 'Rack',
+      options: [
+        { label: 'A', description: 'Rack A' },
+        { label: 'B', description: 'Rack B' },
+      ],
+    },
+  ],
+};
 
 const child = defineAgent({ name: 'helper', instructions: 'Help.', model: scriptedModel(['done']) });
 
@@ -60,6 +81,35 @@ describe('the sub-agent player', () => {
         tools: [handMadeAgentTool('parent')],
       }),
     ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+
+  it('refuses, changing nothing, an answer routed to a waiting child whose binding carries no player', async () => {
+    const asking = defineAgent({
+      name: 'helper',
+      instructions: 'Help.',
+      model: scriptedModel([{ toolCalls: [{ name: 'AskUserQuestion', arguments: RACK_QUESTION }] }, 'done']),
+      tools: [askUserQuestion()],
+    });
+    const lead = (tools: AnyFunctionTool[]) =>
+      defineAgent({
+        name: 'lead',
+        instructions: 'Lead.',
+        model: scriptedModel([{ toolCalls: [{ name: 'helper', arguments: { input: 'go' } }] }, 'finished']),
+        tools,
+      });
+    const paused = await runTurn(lead([agentTool(asking)]), { input: 'start' });
+    expect(paused.pendingQuestion?.agentPath).toEqual(['lead', 'helper']);
+    const { subagents: _player, ...bare } = agentTool(asking);
+    await expect(
+      answerQuestion(lead([bare as AnyFunctionTool]), paused.snapshot, { answers: 'A' }),
+    ).rejects.toMatchObject({
+      code: 'NOT_WAITING',
+      message: expect.stringMatching(/no agent tool "helper" made by agentTool/),
+    });
+    // The same snapshot still resumes where the tool is back.
+    const done = await answerQuestion(lead([agentTool(asking)]), paused.snapshot, { answers: 'A' });
+    expect(done.status).toBe('completed');
+    expectOneResultPerCall(done);
   });
 
   it('answers a call of a binding without a player with a tool error, one result for the call', async () => {

@@ -14,6 +14,7 @@ import {
   type FunctionTool,
   type SubagentQuestionPolicy,
 } from '../tools/index.js';
+import { childRun } from './child.js';
 import { answerInput, runAnswerSubagent, runSubagentCall, type SubagentPlayer } from './subagents.js';
 
 /** Options of {@link agentTool}. */
@@ -87,4 +88,5 @@ const PLAYER: SubagentPlayer = {
   answerTool: answerSubagentTool,
   call: runSubagentCall,
   answer: runAnswerSubagent,
+  childRun,
 };

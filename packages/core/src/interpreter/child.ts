@@ -50,7 +50,10 @@ export function childRun(parent: Run, tool: AnyFunctionTool, toolCallId: string,
 /** The machine state of a child run, to keep in its parent. */
 export const childState = (run: Run): ChildState => ({ value: stateOf(run), context: run.state.context });
 
-/** Builds a child run for validation and application of responses routed to it. */
-export function childRunFor(parent: Run, toolName: string, toolCallId: string, state: ChildState): Run {
-  return childRun(parent, parent.agent.toolIndex.get(toolName) as AnyFunctionTool, toolCallId, state);
+/**
+ * What the player an agent tool carries lends to routing answers into a waiting child (resolve.ts):
+ * building the child's run to judge and apply the answers there.
+ */
+export interface ChildRuns {
+  childRun: typeof childRun;
 }

@@ -11,8 +11,9 @@ import {
   type StoredInteraction,
 } from '../machine/index.js';
 import { controlCharacterIn, controlCharacterIssues, controlCharacterMessage } from '../questions/index.js';
+import type { AnyFunctionTool } from '../tools/index.js';
 import { checkResponder } from './assignees.js';
-import { childRunFor, childState } from './child.js';
+import { type ChildRuns, childState } from './child.js';
 import { decide, expiredResolution, type Responder, type ResponseInput, USER } from './decide.js';
 import { emit, emitResolved } from './events.js';
 import { plainResponse } from './plain-response.js';
@@ -161,7 +162,16 @@ export function prepareResolutions(
     routed.set(parent, [...(routed.get(parent) ?? []), { ...response, id: interaction.id }]);
   }
   for (const [call, childResponses] of routed) {
-    const child = childRunFor(run, call.toolName, call.toolCallId, call.child!);
+    const tool = run.agent.toolIndex.get(call.toolName) as AnyFunctionTool | undefined;
+    // The player comes with the agent tool (agentTool), so answering never imports it.
+    const player = tool?.subagents as Partial<ChildRuns> | undefined;
+    if (!tool?.subagent || !player?.childRun) {
+      throw new StateError(
+        'NOT_WAITING',
+        `Interaction ${call.interaction?.id ?? 'of this call'} waits inside sub-agent call ${call.toolCallId}, but this agent has no agent tool ${JSON.stringify(call.toolName)} made by agentTool to route the answer to (the application changed). Restore the tool, or cancel the interaction.`,
+      );
+    }
+    const child = player.childRun(run, tool, call.toolCallId, call.child!);
     const resolutions = prepareResolutions(child, childResponses, responder);
     if (resolutions.length === 0) continue;
     prepared.push({

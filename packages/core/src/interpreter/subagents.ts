@@ -12,7 +12,7 @@ import { type CallResult, type ChildState, type ParkedChild, pendingInteractions
 import { toolErrorResult } from '../results.js';
 import type { AnyFunctionTool, SubagentRuntime } from '../tools/index.js';
 import type { ToolCall } from '../types.js';
-import { childRun, childState, type DriveToRest } from './child.js';
+import { type ChildRuns, childRun, childState, type DriveToRest } from './child.js';
 import { beginTurn } from './events.js';
 import { applyResolutions, prepareResolutions, type ResponseInput } from './resolve.js';
 import { toPending } from './result.js';
@@ -108,7 +108,7 @@ function outcomeOf(run: Run, tool: AnyFunctionTool, call: ToolCall, parked = fal
  * The sub-agent player an agent tool carries (`subagents`, put there by `agentTool` and
  * `answerSubagentTool`): the loop plays children through it and never imports this file.
  */
-export interface SubagentPlayer extends SubagentRuntime {
+export interface SubagentPlayer extends SubagentRuntime, ChildRuns {
   call: typeof runSubagentCall;
   answer: typeof runAnswerSubagent;
 }

@@ -1,0 +1,43 @@
+/**
+ * Options that bring code carry it (DESIGN §18's size budget): `history: compaction({...})`,
+ * `telemetry: defineTelemetry(...)` (or `otelTelemetry()`), store mode's handling of tools in doubt
+ * handed in by sessions. A program that plays turns without them bundles none of that code; one
+ * that uses them gets it through the value it imports.
+ */
+import { describe, expect, it } from 'vitest';
+import { bundleInputs } from './bundle-inputs.js';
+
+/** The core source files that put code into a bundle of `entry`. */
+async function bundledFiles(entry: string): Promise<string[]> {
+  const inputs = await bundleInputs(entry, ['zod', 'superjson', '@noble/*']);
+  return inputs.filter(([, bytes]) => bytes > 0).map(([file]) => file.replace(/^(.*\/)?src\//, ''));
+}
+
+const OPTIONAL = [
+  'interpreter/compaction.ts',
+  'interpreter/telemetry.ts',
+  'interpreter/in-doubt.ts',
+  'interpreter/started.ts',
+];
+
+describe('option values that carry their code', () => {
+  it('leave compaction, tracing and tools in doubt out of a client-held program', async () => {
+    const files = await bundledFiles(
+      "export { answerQuestion, defineAgent, respond, runTurn, approve } from './index.js';",
+    );
+    expect(files).toContain('interpreter/loop.ts');
+    for (const file of OPTIONAL) expect(files).not.toContain(file);
+  });
+
+  it('bring each one with the value or the entry that uses it', async () => {
+    const cases: Array<[string, string[]]> = [
+      ['compaction', ['interpreter/compaction.ts']],
+      ['defineTelemetry', ['interpreter/telemetry.ts']],
+      ['createSessions', ['interpreter/in-doubt.ts', 'interpreter/started.ts']],
+    ];
+    for (const [name, expected] of cases) {
+      const files = await bundledFiles(`export { defineAgent, runTurn, ${name} } from './index.js';`);
+      for (const file of expected) expect(files, name).toContain(file);
+    }
+  });
+});
