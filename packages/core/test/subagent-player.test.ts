@@ -16,26 +16,13 @@ import {
 } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { bundleInputs } from './bundle-inputs.js';
-import { expectOneResultPerCall, toolResults } from './helpers.js';
+import { ask, cellLineQuestion, expectOneResultPerCall, toolResults } from './helpers.js';
 
 /** The core source files that put code into a bundle of `entry`. */
 async function bundledFiles(entry: string): Promise<string[]> {
   const inputs = await bundleInputs(entry, ['zod', 'superjson', '@noble/*']);
   return inputs.filter(([, bytes]) => bytes > 0).map(([file]) => file.replace(/^(.*\/)?src\//, ''));
 }
-
-const RACK_QUESTION = {
-  questions: [
-    {
-      question: 'Which rack?',
-      header: 'Rack',
-      options: [
-        { label: 'A', description: 'Rack A' },
-        { label: 'B', description: 'Rack B' },
-      ],
-    },
-  ],
-};
 
 const child = defineAgent({ name: 'helper', instructions: 'Help.', model: scriptedModel(['done']) });
 
@@ -87,7 +74,7 @@ describe('the sub-agent player', () => {
     const asking = defineAgent({
       name: 'helper',
       instructions: 'Help.',
-      model: scriptedModel([{ toolCalls: [{ name: 'AskUserQuestion', arguments: RACK_QUESTION }] }, 'done']),
+      model: scriptedModel([{ toolCalls: [ask([cellLineQuestion])] }, 'done']),
       tools: [askUserQuestion()],
     });
     const lead = (tools: AnyFunctionTool[]) =>
@@ -101,13 +88,13 @@ describe('the sub-agent player', () => {
     expect(paused.pendingQuestion?.agentPath).toEqual(['lead', 'helper']);
     const { subagents: _player, ...bare } = agentTool(asking);
     await expect(
-      answerQuestion(lead([bare as AnyFunctionTool]), paused.snapshot, { answers: 'A' }),
+      answerQuestion(lead([bare as AnyFunctionTool]), paused.snapshot, { answers: 'K562-dTAG' }),
     ).rejects.toMatchObject({
       code: 'NOT_WAITING',
       message: expect.stringMatching(/no agent tool "helper" made by agentTool/),
     });
     // The same snapshot still resumes where the tool is back.
-    const done = await answerQuestion(lead([agentTool(asking)]), paused.snapshot, { answers: 'A' });
+    const done = await answerQuestion(lead([agentTool(asking)]), paused.snapshot, { answers: 'K562-dTAG' });
     expect(done.status).toBe('completed');
     expectOneResultPerCall(done);
   });
