@@ -50,6 +50,28 @@ describe('createClientHeldHandler', () => {
     ).not.toThrow();
   });
 
+  it('refuses what only store mode reads, naming the option; createHandler keeps its own messages', () => {
+    const agent = inventoryAgent();
+    const storeOnly = [
+      { sweepToken: 'a-sweep-token-of-16+' },
+      { queue: { enqueue: async () => {} } as never },
+      { leaseMs: 5000 },
+      { onInteraction: () => {} },
+    ];
+    for (const option of storeOnly) {
+      const [key] = Object.keys(option);
+      expect(() => createClientHeldHandler({ agent, secret: SECRET, ...option })).toThrow(
+        expect.objectContaining({
+          code: 'CONFIG_INVALID',
+          message: expect.stringContaining(`\`${key}\` is for store mode`),
+        }),
+      );
+    }
+    expect(() => createHandler({ agent, secret: SECRET, sweepToken: 'a-sweep-token-of-16+' })).toThrow(
+      /`sweepToken` needs a `store`/,
+    );
+  });
+
   it('checks its options as createHandler does', () => {
     expect(() => createClientHeldHandler({ agent: inventoryAgent(), secret: 'short' })).toThrow(
       /at least 32 characters/,

@@ -10,7 +10,13 @@ import { createEventHub, hubPublisher, type RequestOnEvent } from '../events/ind
 import { callerPrincipal, corsPolicy, tokenGate } from './auth.js';
 import type { RunBackend } from './backend.js';
 import { assertSigning, clientHeldBackend, EVENTS_TOKEN_HEADER, withKeys } from './client-held.js';
-import { checkOptions, DEFAULT_REPLAY_TTL_MS, type FetchHandler, type HandlerOptions } from './options.js';
+import {
+  checkCommonOptions,
+  DEFAULT_REPLAY_TTL_MS,
+  type FetchHandler,
+  type HandlerOptions,
+  refuseStoreOnlyOptions,
+} from './options.js';
 import { servedWithProblems } from './problem.js';
 import { type HandlerEnv, registerRoutes } from './routes.js';
 import { bodySchemas } from './schemas.js';
@@ -84,7 +90,9 @@ export function createClientHeldHandler(options: HandlerOptions): FetchHandler {
 
 /** The handler, with store mode handed in by the entry that offers it (none: client-held only, so neither sessions nor the store-only routes are referenced). */
 function handlerWith(options: HandlerOptions, store: StoreMode | undefined): FetchHandler {
-  const { basePath, maxBodyBytes } = checkOptions(options);
+  const { basePath, maxBodyBytes } = checkCommonOptions(options);
+  if (store) store.checkOptions(options);
+  else refuseStoreOnlyOptions(options);
   const agent = withKeys(options.agent, options.secret, options.encrypt === true);
   let backend: RunBackend;
   if (options.store && store) {

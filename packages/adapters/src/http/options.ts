@@ -192,11 +192,6 @@ function checkProtection(options: HandlerOptions): void {
   if (replay !== undefined && replay !== 'allow' && replay !== 'reject') {
     throw invalid(`\`replay\` must be 'allow' or 'reject', got ${JSON.stringify(replay)}.`);
   }
-  if (replay === 'reject' && options.store) {
-    throw invalid(
-      "`replay: 'reject'` is for client-held mode: with a `store`, every resume is a compare-and-set and a snapshot is never replayed. Leave `replay` out.",
-    );
-  }
   if (replay === 'reject' && typeof replayStore?.claim !== 'function') {
     throw invalid(
       "`replay: 'reject'` needs a `replayStore` to remember used snapshots: memoryReplayStore() for one instance, redisReplayStore(client) for several.",
@@ -239,19 +234,12 @@ function checkMounts(mounts: readonly ProtocolMount[] | undefined): void {
   }
 }
 
-/** Checks the options and returns the normalised base path ('' for none). */
-export function checkOptions(options: HandlerOptions): { basePath: string; maxBodyBytes: number } {
-  if (!options || typeof options.agent?.name !== 'string') {
-    throw invalid('pass `agent`, an agent made by defineAgent.');
-  }
-  if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) {
-    throw invalid('`token` must be a non-empty string.');
-  }
-  if (options.token !== undefined && /\s/.test(options.token)) {
-    throw invalid(
-      '`token` contains whitespace, so no `Authorization: Bearer` header could ever carry it: remove the whitespace (trim the value you read from the environment).',
-    );
-  }
+/**
+ * The options only store mode reads (a sweep, background turns, leases), checked where store mode
+ * is wired in: `createHandler` hands this in with the rest of store mode, so a client-held-only
+ * bundle holds none of it (see {@link refuseStoreOnlyOptions}).
+ */
+export function checkStoreOnlyOptions(options: HandlerOptions): void {
   if (options.sweepToken !== undefined) {
     if (
       typeof options.sweepToken !== 'string' ||
@@ -274,11 +262,49 @@ export function checkOptions(options: HandlerOptions): { basePath: string; maxBo
       );
     }
   }
+  checkCount(options.leaseMs, 'leaseMs', 'createHandler');
+  if (options.replay === 'reject' && options.store) {
+    throw invalid(
+      "`replay: 'reject'` is for client-held mode: with a `store`, every resume is a compare-and-set and a snapshot is never replayed. Leave `replay` out.",
+    );
+  }
+}
+
+/** The client-held-only handler refuses what only store mode reads, in one message. */
+export function refuseStoreOnlyOptions(options: HandlerOptions): void {
+  for (const key of ['sweepToken', 'queue', 'leaseMs', 'onInteraction'] as const) {
+    if (options[key] !== undefined) {
+      throw invalid(
+        `\`${key}\` is for store mode, and this handler is client-held only: use createHandler with a \`store\`, or leave \`${key}\` out.`,
+      );
+    }
+  }
+}
+
+/** Checks every option, store mode's included, and returns the normalised base path ('' for none). */
+export function checkOptions(options: HandlerOptions): { basePath: string; maxBodyBytes: number } {
+  const checked = checkCommonOptions(options);
+  checkStoreOnlyOptions(options);
+  return checked;
+}
+
+/** Checks the options both modes read and returns the normalised base path ('' for none). */
+export function checkCommonOptions(options: HandlerOptions): { basePath: string; maxBodyBytes: number } {
+  if (!options || typeof options.agent?.name !== 'string') {
+    throw invalid('pass `agent`, an agent made by defineAgent.');
+  }
+  if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) {
+    throw invalid('`token` must be a non-empty string.');
+  }
+  if (options.token !== undefined && /\s/.test(options.token)) {
+    throw invalid(
+      '`token` contains whitespace, so no `Authorization: Bearer` header could ever carry it: remove the whitespace (trim the value you read from the environment).',
+    );
+  }
   if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret === '')) {
     throw invalid('`secret` must be a non-empty string.');
   }
   checkCount(options.maxBodyBytes, 'maxBodyBytes', 'createHandler');
-  checkCount(options.leaseMs, 'leaseMs', 'createHandler');
   checkCount(options.heartbeatMs, 'heartbeatMs', 'createHandler');
   checkCount(options.maxQueuedBytes, 'maxQueuedBytes', 'createHandler');
   checkCount(options.replayTtlMs, 'replayTtlMs', 'createHandler');

@@ -7,6 +7,7 @@ import { storeBackend } from './backend.js';
 import { forkRoute } from './fork.js';
 import { registerInbox } from './inbox.js';
 import { registerAnswerLink } from './links.js';
+import { checkStoreOnlyOptions } from './options.js';
 import { stopRoute } from './stop.js';
 import { registerSweep } from './sweep.js';
 
@@ -18,6 +19,7 @@ export interface StoreMode {
   stopRoute: typeof stopRoute;
   registerInbox: typeof registerInbox;
   forkRoute: typeof forkRoute;
+  checkOptions: typeof checkStoreOnlyOptions;
 }
 
 /** The store mode `createHandler` wires in. */
@@ -28,4 +30,5 @@ export const storeMode: StoreMode = {
   stopRoute,
   registerInbox,
   forkRoute,
+  checkOptions: checkStoreOnlyOptions,
 };
