@@ -289,6 +289,53 @@ describe.skipIf(!url)('redisStore', () => {
       expect(page.items.map((item) => item.runId)).toEqual([kept]);
     });
 
+    it('lists by kind from its own sorted set, and indexes once the entries an earlier version wrote without one', async () => {
+      const { client } = connection;
+      // Its own prefix, so its inbox holds only the asks written here.
+      const prefix = `${connection.prefix}kinds:`;
+      const inbox = `${prefix}__pending__`;
+      const entry = (kind: string, askedAt: string) => ({
+        id: 'ask',
+        kind,
+        agentPath: ['inventory'],
+        summary: 'Thaw?',
+        askedAt,
+      });
+      const runs = [freshRunId('kind'), freshRunId('kind'), freshRunId('kind')];
+      const kinds = ['question', 'approval', 'question'];
+      const writer = redisStore(client, { prefix });
+      for (const [i, runId] of runs.entries()) {
+        const askedAt = `2031-01-01T00:00:0${i}.000Z`;
+        await writer.put(runId, 'x', { expectedVersion: null, pending: [entry(kinds[i]!, askedAt)] });
+      }
+      const approvals = await writer.listPending!({ kind: 'approval' }, 10, null);
+      expect(approvals.items.map((item) => item.runId)).toEqual([runs[1]]);
+      expect(await client.zcard(`${inbox}:k:question`)).toBe(2);
+
+      // As an earlier version left them: no kind sets, no marker, runs listing no kind scope.
+      await client.del(`${inbox}:k:question`, `${inbox}:k:approval`, `${inbox}:kinds`);
+      for (const runId of runs) {
+        const listed = JSON.parse((await client.hget(`${prefix}${runId}`, 'pending'))!) as [
+          string,
+          string[],
+        ][];
+        const old = listed.map(([key, scopes]) => [key, scopes.filter((scope) => !scope.startsWith(':k:'))]);
+        await client.hset(`${prefix}${runId}`, 'pending', JSON.stringify(old));
+      }
+      const upgraded = redisStore(client, { prefix });
+      const questions = await upgraded.listPending!({ kind: 'question' }, 10, null);
+      expect(questions.items.map((item) => item.runId)).toEqual([runs[0], runs[2]]);
+      expect(await client.get(`${inbox}:kinds`)).toBe('1');
+
+      // The write that drops an old entry leaves it in its kind's set: the next listing prunes it.
+      const [key] = await client.zrange(`${inbox}:k:question`, 0, 0);
+      await upgraded.put(runs[0]!, 'y', { expectedVersion: 1, pending: [] });
+      expect(await client.zscore(`${inbox}:k:question`, key!)).not.toBeNull();
+      const after = await upgraded.listPending!({ kind: 'question' }, 10, null);
+      expect(after.items.map((item) => item.runId)).toEqual([runs[2]]);
+      expect(await client.zscore(`${inbox}:k:question`, key!)).toBeNull();
+    });
+
     it('refuses bad options and run ids with TurnkitError CONFIG_INVALID', async () => {
       const { client, prefix } = connection;
       expect(() => redisStore(client, { ttlSeconds: 0 })).toThrow(TurnkitError);

@@ -307,3 +307,34 @@ if pending then
 end
 redis.call('DEL', KEYS[1])
 `;
+
+/**
+ * KEYS: inbox index. Once per inbox (its `:kinds` marker says it is done): puts every entry in the
+ * sorted set of its kind (`:k:<kind>`), for the entries written before writes kept that set. Atomic,
+ * so no write lands between the scan and the marker.
+ */
+export const KIND_INDEX_SCRIPT = `
+if redis.call('EXISTS', KEYS[1] .. ':kinds') == 1 then return 0 end
+local cursor = '0'
+repeat
+  local page = redis.call('HSCAN', KEYS[1], cursor, 'COUNT', 1000)
+  cursor = page[1]
+  local fields = page[2]
+  for i = 1, #fields, 2 do
+    redis.call('ZADD', KEYS[1] .. ':k:' .. cjson.decode(fields[i + 1]).kind, 0, fields[i])
+  end
+until cursor == '0'
+redis.call('SET', KEYS[1] .. ':kinds', '1')
+return 1
+`;
+
+/**
+ * KEYS: inbox index, one of its sorted sets. ARGV: entry keys read from that set whose entries were
+ * gone. Removes those still gone (an entry put into a kind's set by {@link KIND_INDEX_SCRIPT} is not
+ * in its run's \`pending\` list, so the write that drops the entry leaves it there).
+ */
+export const PRUNE_SCRIPT = `
+for _, key in ipairs(ARGV) do
+  if redis.call('HEXISTS', KEYS[1], key) == 0 then redis.call('ZREM', KEYS[2], key) end
+end
+`;

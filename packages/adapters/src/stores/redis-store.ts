@@ -35,6 +35,8 @@ import {
   GET_AT_SCRIPT,
   GET_SCRIPT,
   HEAD_SCRIPT,
+  KIND_INDEX_SCRIPT,
+  PRUNE_SCRIPT,
   PUT_PARTS_SCRIPT,
   PUT_SCRIPT,
   RENEW_SCRIPT,
@@ -51,9 +53,12 @@ export interface RedisStoreOptions {
   expiryKey?: string;
   /**
    * The inbox index (`listPending`): a hash of entries at this key, and sorted sets at this key +
-   * a scope (`:all`, `:p:<principal>`, `:np`, `:a:<assignee>`, `:v:<principal>`), replaced by the
-   * write scripts. Default `` `${prefix}__pending__` ``. With `ttlSeconds`, entries of runs whose
-   * key expired are left out of listings (and stay in the index until the run id is written again).
+   * a scope (`:all`, `:p:<principal>`, `:np`, `:a:<assignee>`, `:v:<principal>`, `:k:<kind>`),
+   * replaced by the write scripts. Default `` `${prefix}__pending__` ``. With `ttlSeconds`, entries of
+   * runs whose key expired are left out of listings (and stay in the index until the run id is
+   * written again). The first listing by `kind` alone puts the entries written by earlier versions
+   * (which kept no `:k:` sets) into theirs, once (marker `<key>:kinds`); upgrade every writer
+   * before relying on it, as an older writer adds no entry to a kind's set.
    */
   pendingKey?: string;
   /**
@@ -138,6 +143,16 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       ...candidates,
     )) as number[];
     return [candidates.filter((_, index) => kept[index] === 1), candidates.length];
+  }
+
+  /** Once per store: entries written before kinds had their own sets are put into them (see KIND_INDEX_SCRIPT). */
+  let kindIndex: Promise<unknown> | undefined;
+  function kindsIndexed(): Promise<unknown> {
+    kindIndex ??= client.eval(KIND_INDEX_SCRIPT, 1, inboxKey).catch((error: unknown) => {
+      kindIndex = undefined;
+      throw error;
+    });
+    return kindIndex;
   }
 
   /** The run ids among `runIds` whose hash no longer exists. */
@@ -319,6 +334,8 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
 
     async listPending(filter, limit, cursor) {
       const scope = inboxKey + scopeOf(filter);
+      const byKind = scope.startsWith(`${inboxKey}:k:`);
+      if (byKind) await kindsIndexed();
       const items: PendingItem[] = [];
       let from = cursor === null ? '-' : `(${cursor}`;
       // Read a page at a time from the narrowest scope; the other filters are checked on the entries.
@@ -328,6 +345,10 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         if (keys.length === 0) return { items, cursor: null };
         const texts = await client.hmget(inboxKey, ...keys);
         const entries = texts.flatMap((text) => (text === null ? [] : [JSON.parse(text) as PendingItem]));
+        if (byKind && entries.length < keys.length) {
+          const gone = keys.filter((_, index) => texts[index] === null);
+          await client.eval(PRUNE_SCRIPT, 2, inboxKey, scope, ...gone);
+        }
         // With `ttlSeconds` a run's hash can vanish before its entries: those are left out.
         const gone = ttl === '' ? new Set<string>() : await vanished(entries.map((item) => item.runId));
         for (const item of entries) {
@@ -359,12 +380,13 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   };
 }
 
-/** The sorted set a filter reads: the narrowest its fields allow. */
+/** The sorted set a filter reads: the narrowest its fields allow (a kind alone has its own). */
 function scopeOf(filter: PendingFilter): string {
   if (filter.assignee !== undefined) return `:a:${filter.assignee}`;
   if (filter.visibleTo !== undefined) return `:v:${filter.visibleTo}`;
   if (filter.principal === null) return ':np';
   if (filter.principal !== undefined) return `:p:${filter.principal}`;
+  if (filter.kind !== undefined) return `:k:${filter.kind}`;
   return ':all';
 }
 
@@ -372,7 +394,11 @@ function scopeOf(filter: PendingFilter): string {
 function pendingArgument(runId: string, pending: PendingIndexEntry[] | null | undefined): string {
   const items = (pending ?? []).map((entry) => {
     const item: PendingItem = { ...entry, runId };
-    const scopes = new Set([':all', entry.principal === undefined ? ':np' : `:p:${entry.principal}`]);
+    const scopes = new Set([
+      ':all',
+      `:k:${entry.kind}`,
+      entry.principal === undefined ? ':np' : `:p:${entry.principal}`,
+    ]);
     for (const assignee of entry.assignees ?? []) scopes.add(`:a:${assignee}`).add(`:v:${assignee}`);
     if (entry.principal !== undefined) scopes.add(`:v:${entry.principal}`);
     return [pendingKey(item), [...scopes], JSON.stringify(item)];
