@@ -132,6 +132,33 @@ describe('answers that cannot be read', () => {
     expect((await sessions.answer(started.runId, valid.question)).status).toBe('completed');
   });
 
+  it('reads a response once, whatever checks it: answerQuestion, respond and the sessions copy it one time', async () => {
+    let reads = 0;
+    const counted = () =>
+      Object.defineProperty({}, 'Cell line', {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return 'K562-dTAG';
+        },
+      });
+    const { agent, snapshot } = await paused('question');
+    expect((await answerQuestion(agent, snapshot, { answers: counted() })).status).toBe('completed');
+    expect(reads).toBe(1);
+    expect((await respond(agent, snapshot, [{ type: 'answer', answers: counted() }])).status).toBe(
+      'completed',
+    );
+    expect(reads).toBe(2);
+
+    const sessionAgent = makeAgent([{ toolCalls: [ask([cellLineQuestion])] }, 'done']);
+    const sessions = createSessions({ agent: sessionAgent, store: memoryStore() });
+    const started = await sessions.start('go');
+    expect((await sessions.respond(started.runId, [{ type: 'answer', answers: counted() }])).status).toBe(
+      'completed',
+    );
+    expect(reads).toBe(3);
+  });
+
   it('refuses any unreadable value at any depth of any form with ANSWER_INVALID, and changes nothing', async () => {
     const forms = {
       question: await paused('question'),

@@ -46,6 +46,16 @@ export type PreparedResolution = Resolution & { nested?: { run: Run; resolutions
 
 const RESPONSE_TYPES = new Set(['answer', 'approve', 'reject', 'cancel', 'input']);
 
+/** What a response that is not an object is called in its error. */
+function notAnObject(value: unknown): AnswerError | null {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return null;
+  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+  return new AnswerError(
+    [{ path: [], message: `Expected an object such as { id?, answers }, got ${got}` }],
+    'The response',
+  );
+}
+
 /**
  * The fields of a response argument given by a caller (`answerQuestion(agent, snapshot, answer)`),
  * copied into plain data: an object, or nothing (`{}`); anything else, or anything that cannot be
@@ -54,27 +64,40 @@ const RESPONSE_TYPES = new Set(['answer', 'approve', 'reject', 'cancel', 'input'
 export function responseFields<T extends object>(given: T | undefined): T {
   if (given === undefined) return {} as T;
   const value = plainResponse(given, 'The response');
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-    throw new AnswerError(
-      [{ path: [], message: `Expected an object such as { id?, answers }, got ${got}` }],
-      'The response',
-    );
-  }
+  const problem = notAnObject(value);
+  if (problem) throw problem;
   return value;
 }
+
+/**
+ * Response lists this module copied and checked. Each is a fresh copy made here (or by a shorthand
+ * from its own copy of the caller's fields) that no caller holds, so checking it again would only
+ * copy the same plain data once more: a resume used to copy an answer three times.
+ */
+const checkedLists = new WeakSet<object>();
 
 /**
  * The responses from outside, copied into plain data (`sessions.respond` reads them first, so it
  * calls this itself), with their shape checked before any is matched to an interaction.
  */
 export function checkResponses(given: unknown): ResponseInput[] {
-  const responses = plainResponse(given, 'The response list');
+  if (typeof given === 'object' && given !== null && checkedLists.has(given)) return given as ResponseInput[];
+  return checkPlainResponses(plainResponse(given, 'The response list'));
+}
+
+/**
+ * {@link checkResponses} for a list already made of plain data by TurnKit (a shorthand's list of
+ * the one response it copied with {@link responseFields}): checked the same way, not copied again.
+ */
+export function checkPlainResponses(responses: unknown): ResponseInput[] {
   if (!Array.isArray(responses)) {
     throw new AnswerError([{ path: [], message: 'Expected an array of responses' }], 'The response list');
   }
   responses.forEach((response: unknown, index) => {
-    const fields = responseFields(response as object) as Record<string, unknown>;
+    // A missing response reads as `{}`, as `responseFields` reads a missing argument.
+    const problem = response === undefined ? null : notAnObject(response);
+    if (problem) throw problem;
+    const fields = (response ?? {}) as Record<string, unknown>;
     const issues: AnswerIssue[] = [];
     if (!RESPONSE_TYPES.has(fields.type as string)) {
       issues.push({
@@ -99,6 +122,7 @@ export function checkResponses(given: unknown): ResponseInput[] {
     }
     if (issues.length > 0) throw new AnswerError(issues, 'The response list');
   });
+  checkedLists.add(responses);
   return responses as ResponseInput[];
 }
 

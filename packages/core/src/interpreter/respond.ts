@@ -8,13 +8,20 @@ import type { Agent } from '../tools/index.js';
 import type { Answers, BudgetLimits, TurnOptions, TurnResult } from '../types.js';
 import { beginTurn } from './events.js';
 import { continueTurn } from './loop.js';
-import { applyResolutions, prepareResolutions, type ResponseInput, responseFields } from './resolve.js';
+import {
+  applyResolutions,
+  checkPlainResponses,
+  prepareResolutions,
+  type ResponseInput,
+  responseFields,
+} from './resolve.js';
 import { notWaiting, resultOf } from './result.js';
 import { loadRun, now, stateOf } from './run.js';
 
 /**
  * The generic resume: applies one or more responses to pending interactions and continues the
- * run. Answering only some of them returns `needs_input` again with the rest.
+ * run. Answering only some of them returns `needs_input` again with the rest. The shorthands below
+ * copy their one response with `responseFields` and hand it over checked, so it is copied once.
  */
 export async function respond<TOutput>(
   agent: Agent<TOutput>,
@@ -44,7 +51,7 @@ export async function answerQuestion<TOutput>(
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
   const { id, answers } = responseFields(answer);
-  return respond(agent, snapshot, [{ id, type: 'answer', answers }], options);
+  return respond(agent, snapshot, checkPlainResponses([{ id, type: 'answer', answers }]), options);
 }
 
 /** Approves a pending tool call (optionally with an edited input) and continues: the tool runs once. */
@@ -54,7 +61,12 @@ export async function approve<TOutput>(
   decision: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits } = {},
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
-  return respond(agent, snapshot, [{ ...responseFields(decision), type: 'approve' }], options);
+  return respond(
+    agent,
+    snapshot,
+    checkPlainResponses([{ ...responseFields(decision), type: 'approve' }]),
+    options,
+  );
 }
 
 /** Rejects a pending tool call: the model is told `rejected_by_user` with the rationale. */
@@ -64,7 +76,12 @@ export async function reject<TOutput>(
   decision: { id?: string; rationale?: string } = {},
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
-  return respond(agent, snapshot, [{ ...responseFields(decision), type: 'reject' }], options);
+  return respond(
+    agent,
+    snapshot,
+    checkPlainResponses([{ ...responseFields(decision), type: 'reject' }]),
+    options,
+  );
 }
 
 /** Cancels a pending question or approval: the model is told `question_cancelled` / `approval_cancelled`. */
@@ -74,7 +91,12 @@ export async function cancelQuestion<TOutput>(
   cancel: { id?: string; reason?: string } = {},
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
-  return respond(agent, snapshot, [{ ...responseFields(cancel), type: 'cancel' }], options);
+  return respond(
+    agent,
+    snapshot,
+    checkPlainResponses([{ ...responseFields(cancel), type: 'cancel' }]),
+    options,
+  );
 }
 
 /**
@@ -91,7 +113,7 @@ export async function provideInput<TOutput>(
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
   const { id, value } = responseFields(input);
-  return respond(agent, snapshot, [{ id, type: 'input', value }], options);
+  return respond(agent, snapshot, checkPlainResponses([{ id, type: 'input', value }]), options);
 }
 
 /** Resolves every pending interaction whose `expiresAt` has passed (for a sweeper). Nothing expired: the run unchanged. */
