@@ -9,7 +9,7 @@
 import type { StoredInteraction } from '../machine/index.js';
 import { BUDGET_KEYS, mergeBudgets } from '../tools/index.js';
 import type { BudgetLimits, ModelResponse, Spend } from '../types.js';
-import { now, type Run, send, stateOf } from './run.js';
+import { nowIso, type Run, send, stateOf } from './run.js';
 
 const NOTHING_SPENT: Spend = Object.freeze({
   steps: 0,
@@ -122,7 +122,7 @@ export function pauseForBudget(run: Run): StoredInteraction | null {
     toolCallId: '',
     toolName: '',
     agentPath: run.agentPath,
-    createdAt: now(run).toISOString(),
+    createdAt: nowIso(run),
     expiresAt: null,
     budget: { spent: spentOf(run), limit: limits },
   };

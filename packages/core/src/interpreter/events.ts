@@ -4,7 +4,7 @@
  */
 import type { ResolvedRecord } from '../machine/index.js';
 import type { AgentEvent, Decision, ResolutionKind } from '../types.js';
-import type { Run } from './run.js';
+import { isoTime, type Run } from './run.js';
 
 /** Distributive omit, so each event variant keeps its own fields. */
 export type EventBody = AgentEvent extends infer Event
@@ -68,16 +68,4 @@ export function emitResolved(run: Run, record: ResolvedRecord, result: string): 
     ...(record.editedInput !== undefined ? { editedInput: JSON.parse(record.editedInput) } : {}),
     result,
   });
-}
-
-let lastTime = Number.NaN;
-let lastIso = '';
-
-/** The ISO text of a time in ms, cached for the millisecond: a turn emits many events within one. */
-function isoTime(time: number): string {
-  if (time !== lastTime) {
-    lastTime = time;
-    lastIso = new Date(time).toISOString();
-  }
-  return lastIso;
 }

@@ -12,7 +12,7 @@ import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
-import { encodeRun, now, type Run, send, stateOf, tracingOf } from './run.js';
+import { encodeRun, nowIso, type Run, send, stateOf, tracingOf } from './run.js';
 import { runStep } from './step.js';
 
 /** The end of a model call's span when the run is not traced. */
@@ -255,7 +255,7 @@ export async function continueTurn<TOutput>(run: Run): Promise<TurnResult<TOutpu
 
 /** Emits `interaction_resolved` … for each pending interaction a new user message supersedes, then sends it. */
 export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
-  const at = now(run).toISOString();
+  const at = nowIso(run);
   const before = pendingInteractions(run.state.context);
   send(run, { type: 'USER_MESSAGE', messages, maxSteps: run.agent.maxSteps, at });
   for (const { id, toolCallId, kind } of before) {

@@ -18,7 +18,7 @@ import { decide, expiredResolution, type Responder, type ResponseInput, USER } f
 import { emit, emitResolved } from './events.js';
 import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
-import { now, type Run, send, stateOf, tracingOf } from './run.js';
+import { isoTime, now, type Run, send, stateOf, tracingOf } from './run.js';
 
 export type { Responder, ResponseInput } from './decide.js';
 
@@ -150,6 +150,7 @@ export function prepareResolutions(
   const context = run.state.context;
   const pending = pendingInteractions(context);
   const at = now(run);
+  const stamp = isoTime(at.getTime());
   const seen = new Set<string>();
   const prepared: PreparedResolution[] = [];
   const routed = new Map<StepCall, ResponseInput[]>();
@@ -168,13 +169,13 @@ export function prepareResolutions(
     if (owner || interaction.kind === 'budget') {
       const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
       if (expired) {
-        prepared.push(expiredResolution(interaction, at.toISOString()));
+        prepared.push(expiredResolution(interaction, stamp));
         continue;
       }
       if (responder.by === 'user') checkResponder(run, interaction, response.type);
       // A quorum approval repeated by the same principal is idempotent: nothing new is recorded.
       if (response.type === 'approve' && repeatsApproval(run, interaction)) continue;
-      prepared.push(decide(run, interaction, response, at.toISOString(), responder));
+      prepared.push(decide(run, interaction, response, stamp, responder));
       continue;
     }
     const parent = context.step!.find(

@@ -209,9 +209,35 @@ export function withStoreClock(options: TurnOptions, storeNow: number | undefine
 
 /** The call's clock: `options.now` when given, else the store's clock (sessions), else the system clock. */
 export function now(run: Run): Date {
-  if (run.options.now) return run.options.now;
+  return run.options.now ?? new Date(nowMs(run));
+}
+
+/** {@link now} in epoch milliseconds, without making a Date. */
+function nowMs(run: Run): number {
+  if (run.options.now) return run.options.now.getTime();
   const offset = (run.options as { [STORE_CLOCK_OFFSET]?: number })[STORE_CLOCK_OFFSET];
-  return new Date(Date.now() + (offset ?? 0));
+  return Date.now() + (offset ?? 0);
+}
+
+/** {@link now} as ISO text: what snapshots, interactions and records store. */
+export function nowIso(run: Run): string {
+  return isoTime(nowMs(run));
+}
+
+let lastTime = Number.NaN;
+let lastIso = '';
+
+/**
+ * The ISO text of a time in ms, kept for the millisecond: a turn stamps its events, its
+ * interactions, its records and its snapshot within one or two, and each `toISOString` cost as
+ * much as a transition of the machine.
+ */
+export function isoTime(time: number): string {
+  if (time !== lastTime) {
+    lastTime = time;
+    lastIso = new Date(time).toISOString();
+  }
+  return lastIso;
 }
 
 function emptyUsage(): TurnUsage {
@@ -353,7 +379,7 @@ export function decodedOf(run: Run): DecodedSnapshot {
     runId: run.runId,
     turn: run.turn,
     seq: run.seq,
-    createdAt: now(run).toISOString(),
+    createdAt: nowIso(run),
     ...(run.principal !== undefined ? { principal: run.principal } : {}),
     ...(run.trace !== undefined ? { trace: run.trace } : {}),
     ...(run.notified !== undefined ? { notified: run.notified } : {}),

@@ -21,7 +21,7 @@ import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
-import { now, type Run, tracingOf } from './run.js';
+import { now, nowIso, type Run, tracingOf } from './run.js';
 import type { SubagentPlayer } from './subagents.js';
 import { parseToolInput } from './tool-input.js';
 
@@ -296,7 +296,7 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
       toolCallId: stepCall.toolCallId,
       toolName: stepCall.toolName,
       agentPath: run.agentPath,
-      createdAt: now(run).toISOString(),
+      createdAt: nowIso(run),
     };
     outcomes.push({ toolCallId: stepCall.toolCallId, interaction });
   });
