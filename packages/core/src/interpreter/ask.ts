@@ -71,6 +71,7 @@ export function askDraft(
   const problem = contextProblem(state, run.agent.serializer, 'state');
   if (problem) return fail(tool, `${problem}, which a snapshot cannot keep`);
   const timeoutMs = typeof request?.timeoutMs === 'number' ? request.timeoutMs : undefined;
+  // The drafts below are made with Object.assign, not a spread then new keys (see machine/calls.ts).
   const base = {
     schemaHash: tool.schemaHash,
     expiresAt: expiresAt(timeoutMs),
@@ -80,13 +81,15 @@ export function askDraft(
     const limits = request.limits ? resolveQuestionLimits(request.limits) : questionLimits(run);
     const parsed = parseQuestionInput(JSON.stringify({ questions: request.questions }), limits);
     if (!parsed.ok) return fail(tool, parsed.message);
-    return { draft: { ...base, kind: 'question', questions: parsed.questions, limits, onExpire: 'timeout' } };
+    const question = { kind: 'question', questions: parsed.questions, limits, onExpire: 'timeout' } as const;
+    return { draft: Object.assign({}, base, question) };
   }
   if (request && 'approval' in request && typeof request.approval?.reason === 'string') {
     const proposed =
       request.approval.input === undefined ? rawInput || '{}' : JSON.stringify(request.approval.input);
     if (proposed === undefined) return fail(tool, 'approval.input is not JSON data');
-    return { draft: { ...base, kind: 'approval', input: proposed, reason: request.approval.reason } };
+    const approval = { kind: 'approval', input: proposed, reason: request.approval.reason } as const;
+    return { draft: Object.assign({}, base, approval) };
   }
   if (request && 'input' in request && typeof request.input?.message === 'string') {
     const form = request.input as { message: string; schema?: z.ZodType; jsonSchema?: unknown };
@@ -101,7 +104,9 @@ export function askDraft(
         `its form schema ${unsafe ?? refused}: refused, as checking a value could take too long`,
       );
     if (typeof schema === 'string') return fail(tool, schema);
-    return { draft: { ...base, kind: 'input', form: { message: form.message, schema } } };
+    return {
+      draft: Object.assign({}, base, { kind: 'input' as const, form: { message: form.message, schema } }),
+    };
   }
   return fail(
     tool,
@@ -165,5 +170,5 @@ export function answersByHeader(
 export function askResponseFor(run: Run, interaction: StoredInteraction, stored: string): AskResponse {
   const response = JSON.parse(stored) as Omit<AskResponse, 'state'>;
   const state = deserializeContext(interaction.ask?.state ?? null, run.agent.serializer);
-  return { ...response, state } as AskResponse;
+  return Object.assign(response, { state }) as AskResponse;
 }

@@ -15,7 +15,7 @@ import {
 } from '../questions/index.js';
 import { toolErrorResult } from '../results.js';
 import { budgetProblems } from '../tools/index.js';
-import type { ApprovalRecord, BudgetLimits, InteractionResponse } from '../types.js';
+import type { ApprovalRecord, BudgetLimits, InteractionResponse, ResolutionKind } from '../types.js';
 import { answersByHeader } from './ask.js';
 import { unsafeFormSchema } from './form-guard.js';
 import type { Run } from './run.js';
@@ -145,11 +145,14 @@ function rejectedResult(interaction: StoredInteraction, rationale: string | unde
   );
 }
 
+/** The record of a decision: its interaction's fields, `resolution`, then `fields` in order. */
+type RecordOf = (resolution: ResolutionKind, ...fields: Partial<ResolvedRecord>[]) => ResolvedRecord;
+
 /** A budget interaction's resolution: `approve` goes on (raising the limits by `extend`), `reject` or `cancel` stops. */
 function decideBudget(
   interaction: StoredInteraction,
   response: ResponseInput,
-  base: Omit<ResolvedRecord, 'resolution'>,
+  recordOf: RecordOf,
   rationale: { rationale?: string },
 ): Resolution {
   if (response.type === 'approve') {
@@ -172,12 +175,7 @@ function decideBudget(
         );
       }
     }
-    const record: ResolvedRecord = {
-      ...base,
-      resolution: 'approved',
-      ...rationale,
-      ...(extend ? { extend: extend as BudgetLimits } : {}),
-    };
+    const record = recordOf('approved', rationale, extend ? { extend: extend as BudgetLimits } : {});
     return {
       toolCallId: '',
       records: [record],
@@ -192,7 +190,7 @@ function decideBudget(
         : response.reason !== undefined
           ? { rationale: response.reason }
           : {};
-    return { toolCallId: '', records: [{ ...base, resolution, ...why }], budget: { decision: 'refuse' } };
+    return { toolCallId: '', records: [recordOf(resolution, why)], budget: { decision: 'refuse' } };
   }
   throw wrongKind(interaction, response.type);
 }
@@ -217,7 +215,6 @@ export function decide(
     if (!decided) throw wrongKind(interaction, response.type);
     return decided;
   }
-  const bare = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
   const toolCallId = interaction.toolCallId;
   const asked = interaction.ask !== undefined;
   const given =
@@ -228,8 +225,16 @@ export function decide(
         : undefined;
   const rationale = given !== undefined ? { rationale: given } : {};
   const who = run.options.principal;
-  const base = { ...bare, ...(who !== undefined ? { principal: who } : {}) };
-  if (interaction.kind === 'budget') return decideBudget(interaction, response, base, rationale);
+  const base = {
+    id: interaction.id,
+    toolCallId: interaction.toolCallId,
+    kind: interaction.kind,
+    at,
+    ...(who !== undefined ? { principal: who } : {}),
+  };
+  // Object.assign, not a spread then new keys: that leaves V8's fast path (see machine/calls.ts).
+  const recordOf: RecordOf = (resolution, ...fields) => Object.assign({}, base, { resolution }, ...fields);
+  if (interaction.kind === 'budget') return decideBudget(interaction, response, recordOf, rationale);
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
     toolCallId,
     records: [record],
@@ -240,7 +245,7 @@ export function decide(
       if (interaction.kind !== 'question') throw wrongKind(interaction, 'answer');
       const questions = interaction.questions ?? [];
       const answers = normalizeAnswers(questions, response.answers);
-      const record: ResolvedRecord = { ...base, resolution: 'answered', answers, questions, ...rationale };
+      const record = recordOf('answered', { answers, questions }, rationale);
       if (asked)
         return resumeWith(record, { kind: 'question', answers: answersByHeader(questions, answers) });
       return { toolCallId, records: [record], result: formatAnswersResult(questions, answers) };
@@ -248,12 +253,7 @@ export function decide(
     case 'input': {
       if (interaction.kind !== 'input') throw wrongKind(interaction, 'input');
       const value = checkFormValue(interaction, response.value);
-      const record: ResolvedRecord = {
-        ...base,
-        resolution: 'answered',
-        value: jsonOf(value, 'value', 'The form value'),
-        ...rationale,
-      };
+      const record = recordOf('answered', { value: jsonOf(value, 'value', 'The form value') }, rationale);
       return resumeWith(record, { kind: 'input', value });
     }
     case 'approve': {
@@ -284,7 +284,7 @@ export function decide(
         counted = { approvals };
       }
       if (response.editedInput === undefined) {
-        const record: ResolvedRecord = { ...base, resolution: 'approved', ...rationale, ...counted };
+        const record = recordOf('approved', rationale, counted);
         if (asked) return resumeWith(record, { kind: 'approval', approved: true, ...rationale, ...counted });
         return { toolCallId, records: [record], runInput: interaction.input };
       }
@@ -303,7 +303,7 @@ export function decide(
         }
       }
       const editedInput = jsonOf(response.editedInput, 'editedInput', 'The edited input');
-      const record: ResolvedRecord = { ...base, resolution: 'approved', editedInput, ...rationale };
+      const record = recordOf('approved', { editedInput }, rationale);
       if (asked) {
         return resumeWith(record, {
           kind: 'approval',
@@ -316,7 +316,7 @@ export function decide(
     }
     case 'reject': {
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'reject');
-      const record: ResolvedRecord = { ...base, resolution: 'rejected', ...rationale };
+      const record = recordOf('rejected', rationale);
       if (asked) return resumeWith(record, { kind: 'approval', approved: false, ...rationale });
       return { toolCallId, records: [record], result: rejectedResult(interaction, given, responder) };
     }
@@ -332,11 +332,10 @@ export function decide(
               'question_cancelled',
               `The user dismissed the ${interaction.kind === 'input' ? 'form' : 'question'} without answering.${reason} Go on without it, or ask differently.`,
             );
-      const record: ResolvedRecord = {
-        ...base,
-        resolution: 'cancelled',
-        ...(response.reason !== undefined ? { rationale: response.reason } : {}),
-      };
+      const record = recordOf(
+        'cancelled',
+        response.reason !== undefined ? { rationale: response.reason } : {},
+      );
       return { toolCallId, records: [record], result };
     }
   }

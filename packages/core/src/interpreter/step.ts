@@ -76,16 +76,14 @@ async function askQuestion(
     },
   );
   if ('result' in policy) return policy;
-  return {
-    draft: {
-      ...policy.fields,
-      kind: 'question',
-      questions: parsed.questions,
-      limits: tool.limits,
-      expiresAt: expiresAt(run, tool.timeoutMs),
-      onExpire: tool.onExpire,
-    },
+  const question: AskDraft = {
+    kind: 'question',
+    questions: parsed.questions,
+    limits: tool.limits,
+    expiresAt: expiresAt(run, tool.timeoutMs),
+    onExpire: tool.onExpire,
   };
+  return { draft: Object.assign({}, policy.fields, question) };
 }
 
 /**
@@ -147,7 +145,7 @@ async function askPolicy(
     ...(allowRequester !== undefined ? { allowRequester } : {}),
   });
   if ('result' in policy) return policy;
-  return { draft: { ...made.draft, ...policy.fields } };
+  return { draft: Object.assign({}, made.draft, policy.fields) };
 }
 
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
@@ -159,16 +157,14 @@ async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promi
     if (decision !== false) {
       const policy = await resolvePolicy(run, tool.name, call.id, parsed.input, tool.approval);
       if ('result' in policy) return policy;
-      return {
-        draft: {
-          ...policy.fields,
-          kind: 'approval',
-          input: call.function.arguments === '' ? '{}' : call.function.arguments,
-          ...(typeof decision === 'string' ? { reason: decision } : {}),
-          expiresAt: expiresAt(run, tool.approvalTimeoutMs),
-          schemaHash: tool.schemaHash,
-        },
+      const approval: AskDraft = {
+        kind: 'approval',
+        input: call.function.arguments === '' ? '{}' : call.function.arguments,
+        ...(typeof decision === 'string' ? { reason: decision } : {}),
+        expiresAt: expiresAt(run, tool.approvalTimeoutMs),
+        schemaHash: tool.schemaHash,
       };
+      return { draft: Object.assign({}, policy.fields, approval) };
     }
   }
   return runTool(run, tool, call, parsed.input);
@@ -290,14 +286,14 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
       outcomes.push({ toolCallId: stepCall.toolCallId, child: outcome.child });
       return;
     }
-    const interaction: StoredInteraction = {
-      ...outcome.draft,
+    // Object.assign, not a spread then new keys: that leaves V8's fast path (see machine/calls.ts).
+    const interaction: StoredInteraction = Object.assign({}, outcome.draft, {
       id: `${run.idPrefix}:${++created}`,
       toolCallId: stepCall.toolCallId,
       toolName: stepCall.toolName,
       agentPath: run.agentPath,
       createdAt: nowIso(run),
-    };
+    });
     outcomes.push({ toolCallId: stepCall.toolCallId, interaction });
   });
   return outcomes;

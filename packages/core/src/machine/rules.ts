@@ -67,13 +67,15 @@ export const updates = {
     if (event.type !== 'TOOLS_SETTLED' || !context.step) return {};
     const byCall = new Map(event.outcomes.map((outcome) => [outcome.toolCallId, outcome]));
     const created = event.outcomes.filter((outcome) => 'interaction' in outcome).length;
+    const parked = withParked(context.parked, event.outcomes);
     return {
       step: context.step.map((call) => {
         const outcome = byCall.get(call.toolCallId);
         return outcome ? withOutcome(call, outcome) : call;
       }),
       interactionCount: context.interactionCount + created,
-      parked: withParked(context.parked, event.outcomes),
+      // Only when it changed: a context that never parked a sub-agent gets no `parked` key.
+      ...(parked !== context.parked ? { parked } : {}),
     };
   },
   applyResolutions: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
