@@ -21,7 +21,8 @@ import { loadRun, now, stateOf } from './run.js';
 /**
  * The generic resume: applies one or more responses to pending interactions and continues the
  * run. Answering only some of them returns `needs_input` again with the rest. The shorthands below
- * copy their one response with `responseFields` and hand it over checked, so it is copied once.
+ * copy their one response with `responseFields` and hand it over checked, so it is copied once (and
+ * set its `type` on that copy: a spread then a new key leaves V8's fast path, see machine/calls.ts).
  */
 export async function respond<TOutput>(
   agent: Agent<TOutput>,
@@ -64,7 +65,7 @@ export async function approve<TOutput>(
   return respond(
     agent,
     snapshot,
-    checkPlainResponses([{ ...responseFields(decision), type: 'approve' }]),
+    checkPlainResponses([Object.assign(responseFields(decision), { type: 'approve' as const })]),
     options,
   );
 }
@@ -79,7 +80,7 @@ export async function reject<TOutput>(
   return respond(
     agent,
     snapshot,
-    checkPlainResponses([{ ...responseFields(decision), type: 'reject' }]),
+    checkPlainResponses([Object.assign(responseFields(decision), { type: 'reject' as const })]),
     options,
   );
 }
@@ -94,7 +95,7 @@ export async function cancelQuestion<TOutput>(
   return respond(
     agent,
     snapshot,
-    checkPlainResponses([{ ...responseFields(cancel), type: 'cancel' }]),
+    checkPlainResponses([Object.assign(responseFields(cancel), { type: 'cancel' as const })]),
     options,
   );
 }
