@@ -71,7 +71,8 @@ export function askDraft(
   const problem = contextProblem(state, run.agent.serializer, 'state');
   if (problem) return fail(tool, `${problem}, which a snapshot cannot keep`);
   const timeoutMs = typeof request?.timeoutMs === 'number' ? request.timeoutMs : undefined;
-  // The drafts below are made with Object.assign, not a spread then new keys (see machine/calls.ts).
+  // The drafts below add keys to `base` with Object.assign, not a spread (see machine/extend.ts):
+  // every key here is TurnKit's own, none is `__proto__`.
   const base = {
     schemaHash: tool.schemaHash,
     expiresAt: expiresAt(timeoutMs),
@@ -170,5 +171,5 @@ export function answersByHeader(
 export function askResponseFor(run: Run, interaction: StoredInteraction, stored: string): AskResponse {
   const response = JSON.parse(stored) as Omit<AskResponse, 'state'>;
   const state = deserializeContext(interaction.ask?.state ?? null, run.agent.serializer);
-  return Object.assign(response, { state }) as AskResponse;
+  return { ...response, state } as AskResponse;
 }

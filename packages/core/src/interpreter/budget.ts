@@ -6,7 +6,7 @@
  * interaction of kind `budget`. The counts are bookkeeping, not a decision of the loop, so they are
  * written into the context directly; the pause and its resolution go through the machine.
  */
-import type { StoredInteraction } from '../machine/index.js';
+import { extend, type StoredInteraction } from '../machine/index.js';
 import { BUDGET_KEYS, mergeBudgets } from '../tools/index.js';
 import type { BudgetLimits, ModelResponse, Spend } from '../types.js';
 import { nowIso, type Run, send, stateOf } from './run.js';
@@ -48,9 +48,8 @@ function addSpend(run: Run, change: Partial<Spend>): void {
   const top = topOf(run);
   const spent = { ...spentOf(top) };
   for (const key of Object.keys(change) as (keyof Spend)[]) spent[key] += change[key] ?? 0;
-  // Object.assign: a run's first spend adds the `spent` key, which after a spread leaves V8's fast
-  // path (see machine/calls.ts).
-  top.state = { value: top.state.value, context: Object.assign({}, top.state.context, { spent }) };
+  // A run's first spend adds the `spent` key: made by `extend`, as a spread then a new key is slow.
+  top.state = { value: top.state.value, context: extend(top.state.context, { spent }) };
 }
 
 /** A model call's cost: from the agent's `pricing` (by adapter name, or its part after the last `:`), else the adapter's. */

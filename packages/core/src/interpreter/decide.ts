@@ -232,7 +232,8 @@ export function decide(
     at,
     ...(who !== undefined ? { principal: who } : {}),
   };
-  // Object.assign, not a spread then new keys: that leaves V8's fast path (see machine/calls.ts).
+  // Object.assign, not a spread then new keys (see machine/extend.ts): every source is a literal
+  // made in this file, so no key is `__proto__`.
   const recordOf: RecordOf = (resolution, ...fields) => Object.assign({}, base, { resolution }, ...fields);
   if (interaction.kind === 'budget') return decideBudget(interaction, response, recordOf, rationale);
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({

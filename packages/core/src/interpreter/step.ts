@@ -5,7 +5,13 @@
  * agent's parallel-question policy. Returns one outcome per call that
  * finished; calls interrupted by an abort get none and run again on retry.
  */
-import type { CallResult, StepCall, StepOutcome, StoredInteraction } from '../machine/index.js';
+import {
+  type CallResult,
+  extend,
+  type StepCall,
+  type StepOutcome,
+  type StoredInteraction,
+} from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
 import {
   type AnyFunctionTool,
@@ -83,7 +89,7 @@ async function askQuestion(
     expiresAt: expiresAt(run, tool.timeoutMs),
     onExpire: tool.onExpire,
   };
-  return { draft: Object.assign({}, policy.fields, question) };
+  return { draft: extend(policy.fields, question) };
 }
 
 /**
@@ -145,7 +151,7 @@ async function askPolicy(
     ...(allowRequester !== undefined ? { allowRequester } : {}),
   });
   if ('result' in policy) return policy;
-  return { draft: Object.assign({}, made.draft, policy.fields) };
+  return { draft: extend(made.draft, policy.fields) };
 }
 
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
@@ -164,7 +170,7 @@ async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promi
         expiresAt: expiresAt(run, tool.approvalTimeoutMs),
         schemaHash: tool.schemaHash,
       };
-      return { draft: Object.assign({}, policy.fields, approval) };
+      return { draft: extend(policy.fields, approval) };
     }
   }
   return runTool(run, tool, call, parsed.input);
@@ -286,8 +292,8 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
       outcomes.push({ toolCallId: stepCall.toolCallId, child: outcome.child });
       return;
     }
-    // Object.assign, not a spread then new keys: that leaves V8's fast path (see machine/calls.ts).
-    const interaction: StoredInteraction = Object.assign({}, outcome.draft, {
+    // `extend`, not a spread then new keys: that leaves V8's fast path (see machine/extend.ts).
+    const interaction: StoredInteraction = extend(outcome.draft, {
       id: `${run.idPrefix}:${++created}`,
       toolCallId: stepCall.toolCallId,
       toolName: stepCall.toolName,
