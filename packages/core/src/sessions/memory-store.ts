@@ -145,7 +145,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
     },
     async put(runId, snapshot, opts) {
       const { kept } = admit(runId, opts, 'memoryStore.put');
-      rows.set(runId, { ...kept, snapshot });
+      // `kept` is this write's own object: given its snapshot in place, not spread then extended
+      // (which leaves V8's fast path, see machine/extend.ts).
+      rows.set(runId, Object.assign(kept, { snapshot }));
       index(runId, opts.pending);
       return { version: kept.version, now: clock() };
     },
