@@ -54,6 +54,17 @@ describe('question expiry on the store clock', () => {
     expect(started.pendingQuestion?.expiresAt).toBe(new Date(T0 + MINUTE).toISOString());
   });
 
+  it("stamps a claimed turn's events on the store clock, as its interactions", async () => {
+    const { sessions, workerSkew } = setup();
+    const started = await sessions.start('go');
+    workerSkew(5 * MINUTE);
+    const answered = await sessions.answer(started.runId, { answers: 'JWT' });
+    expect(answered.status).toBe('completed');
+    expect(answered.events.length).toBeGreaterThan(0);
+    // The worker's own clock reads 10:05; the store's, which the claim saw, 10:00.
+    expect(new Set(answered.events.map((event) => event.at))).toEqual(new Set([new Date(T0).toISOString()]));
+  });
+
   it('a new run started without a claim asks on the store clock its sessions saw last (issue 35)', async () => {
     const { store, sessions, workerSkew } = setup();
     workerSkew(5 * MINUTE);

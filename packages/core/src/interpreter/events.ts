@@ -4,7 +4,7 @@
  */
 import type { ResolvedRecord } from '../machine/index.js';
 import type { AgentEvent, Decision, ResolutionKind } from '../types.js';
-import { isoTime, type Run } from './run.js';
+import { nowIso, type Run } from './run.js';
 
 /** Distributive omit, so each event variant keeps its own fields. */
 export type EventBody = AgentEvent extends infer Event
@@ -27,7 +27,8 @@ export function emit(run: Run, body: EventBody): void {
   event.runId = top.runId;
   event.turn = top.turn;
   event.seq = ++top.seq;
-  event.at = isoTime(top.options.now ? top.options.now.getTime() : Date.now());
+  // The call's clock: `now`, else the store's (sessions), else the system's — as its interactions.
+  event.at = nowIso(top);
   event.agentPath = run.agentPath;
   top.events.push(event);
   try {
