@@ -20,7 +20,6 @@ import { SnapshotError, StateError } from '../errors.js';
 import {
   completedOutput,
   decodedOf,
-  IN_DOUBT,
   loadRun,
   type Run,
   type RunAccess,
@@ -152,11 +151,8 @@ export async function readRun(
 /**
  * A signed run whose snapshot records an older row version than the stored one was restored from an
  * older row: SNAPSHOT_TAMPERED. (Without a secret anyone can write any snapshot, so nothing is proved.)
- * A run read from a store also gets store mode's handling of tools in doubt (DESIGN §21): it may
- * hold one, and a response to it is judged before the run is played.
  */
 function checkRow(run: Run, version: number): Run {
-  run.doubt = IN_DOUBT;
   if (run.agent.snapshot?.secret && run.row !== undefined && run.row < version) {
     throw new SnapshotError(
       'SNAPSHOT_TAMPERED',

@@ -93,6 +93,9 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
         'RUN_NOT_FOUND',
         `No run with id ${JSON.stringify(runId)} is stored: start one with sessions.start().`,
       );
+    // Tools in doubt (DESIGN §21): a stored run may hold one, and a response to it is judged
+    // before the run is played (`play` hands it to the runs it plays, new ones included).
+    loaded.run.doubt = IN_DOUBT;
     return loaded;
   }
 
