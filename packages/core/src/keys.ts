@@ -8,3 +8,13 @@ export const COMPACT: unique symbol = Symbol.for('turnkit.history.compact');
 
 /** Where a `telemetry` value made by `defineTelemetry` (or `otelTelemetry`) carries TurnKit's tracing. */
 export const TRACING: unique symbol = Symbol.for('turnkit.telemetry.tracing');
+
+/** Whether `value` was made by the function that puts its code under `key`. */
+export function carries(value: unknown, key: symbol): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key);
+}
+
+/** `value`, frozen, with `code` under `key`: not enumerable, so a spread copy is a plain object again. */
+export function withCode<T extends object>(value: T, key: symbol, code: unknown): T {
+  return Object.freeze(Object.defineProperty(value, key, { value: code }));
+}

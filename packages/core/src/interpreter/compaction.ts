@@ -9,7 +9,7 @@
  * bookkeeping before a model call, not a decision of the loop.
  */
 import { ModelError, publicModelMessage } from '../errors.js';
-import { COMPACT } from '../keys.js';
+import { COMPACT, withCode } from '../keys.js';
 import {
   type CompactContext,
   checkHistoryOptions,
@@ -260,9 +260,8 @@ export function compaction(options: HistoryOptions): History {
     ...(keepRecent !== undefined ? { keepRecent } : {}),
     ...(compact !== undefined ? { compact } : {}),
   };
-  // Not enumerable: a copy made by spreading is a plain object again, and logs show the options only.
   const compactor: Compactor = compactHistory;
-  return Object.freeze(Object.defineProperty(history, COMPACT, { value: compactor }) as History);
+  return withCode(history, COMPACT, compactor) as History;
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 
 import { TurnkitError } from '../errors.js';
-import { TRACING } from '../keys.js';
+import { TRACING, withCode } from '../keys.js';
 import {
   pendingInteractions,
   type ResolvedRecord,
@@ -231,5 +231,5 @@ export function defineTelemetry(tracer: TurnTracer): Telemetry {
     );
   }
   const telemetry: TurnTracer = { startTurn: (info) => tracer.startTurn(info) };
-  return Object.freeze(Object.defineProperty(telemetry, TRACING, { value: TRACING_HOOKS }) as Telemetry);
+  return withCode(telemetry, TRACING, TRACING_HOOKS) as Telemetry;
 }

@@ -5,7 +5,7 @@
  * (DESIGN §18's size budget); `defineAgent` refuses a plain object.
  */
 import { TurnkitError } from '../errors.js';
-import { COMPACT } from '../keys.js';
+import { COMPACT, carries } from '../keys.js';
 import type { ChatMessage, ModelAdapter } from '../types.js';
 
 /** How many of the most recent messages a compaction keeps as they are, when `keepRecent` is not given. */
@@ -74,7 +74,7 @@ export interface History extends Readonly<HistoryOptions> {
 
 /** Refuses a `history` option not made by `compaction({...})`, saying how to make one. */
 export function checkHistory(where: string, history: unknown): void {
-  if (typeof (history as Partial<History> | null)?.[COMPACT] === 'function') return;
+  if (carries(history, COMPACT)) return;
   throw new TurnkitError(
     'CONFIG_INVALID',
     `${where}: history must be made by compaction({ maxTokens, keepRecent?, compact? }) from @turnkit/core (wrap a plain object in it). The value carries the compaction's code, so an agent that never compacts bundles none of it.`,

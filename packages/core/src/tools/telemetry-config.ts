@@ -5,12 +5,11 @@
  * `{ startTurn }` object is refused, saying how to wrap it.
  */
 import { TurnkitError } from '../errors.js';
-import { TRACING } from '../keys.js';
-import type { Telemetry } from '../types.js';
+import { carries, TRACING } from '../keys.js';
 
 /** Refuses a `telemetry` option not made by `defineTelemetry` or `otelTelemetry`, saying how to make one. */
 export function checkTelemetry(where: string, telemetry: unknown): void {
-  if (typeof (telemetry as Partial<Telemetry> | null)?.[TRACING] === 'object') return;
+  if (carries(telemetry, TRACING)) return;
   throw new TurnkitError(
     'CONFIG_INVALID',
     `${where}: telemetry must be made by otelTelemetry() from @turnkit/adapters/otel, or by defineTelemetry({ startTurn }) from @turnkit/core for a tracer of your own (wrap a plain object in it). The value carries TurnKit's tracing code, so an agent without telemetry bundles none of it.`,
