@@ -20,8 +20,13 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // The browser test starts Chromium and plays a whole run through the page.
+    // One Chromium for the run, which every browser test file connects to.
+    globalSetup: ['test/global-setup.ts'],
+    // The browser tests play whole runs through the page.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A poll waits for what the page shows; on a busy 2-core machine (other suites beside this one)
+    // the page can take longer than vitest's default second to show it.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveStatic } from './static-server.js';
 
@@ -53,63 +53,96 @@ function screenshotted(file: string): boolean {
   return !file.startsWith('api/') || file === 'api/index.html';
 }
 
-/** Runs `work` on every item, `PARALLEL` at a time. */
-async function eachInParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+/** A tab the test reuses from page to page, and what went wrong on the page it shows now. */
+interface Tab {
+  page: Page;
+  problems: string[];
+  /**
+   * The requests of the document shown now, made from its commit on; none while a load is under way
+   * (`undefined`). A request the last page made or left running (a prefetch) is aborted by the next
+   * load, which is no fault of the site.
+   */
+  requests: Set<Request> | undefined;
+}
+
+/**
+ * Opens a tab in `context` whose errors (console errors, uncaught errors, failed requests and HTTP
+ * errors of the site) go to the problems of the page it shows at the time.
+ */
+async function openTab(context: BrowserContext, origin: string): Promise<Tab> {
+  const tab: Tab = { page: await context.newPage(), problems: [], requests: undefined };
+  tab.page.on('request', (request) => tab.requests?.add(request));
+  tab.page.on('framenavigated', (frame) => {
+    if (frame === tab.page.mainFrame()) tab.requests = new Set();
+  });
+  tab.page.on('pageerror', (error) => tab.problems.push(`uncaught: ${error.message}`));
+  tab.page.on('console', (message) => {
+    // Chromium asks for /favicon.ico on its own; the site links no favicon.
+    if (message.type() === 'error' && message.location().url !== `${origin}favicon.ico`) {
+      tab.problems.push(`console error: ${message.text()}`);
+    }
+  });
+  tab.page.on('requestfailed', (request) => {
+    if (tab.requests?.has(request) && request.url().startsWith(origin))
+      tab.problems.push(`request failed: ${request.url()}`);
+  });
+  tab.page.on('response', (response) => {
+    const url = response.url();
+    if (url.startsWith(origin) && url !== `${origin}favicon.ico` && response.status() >= 400) {
+      tab.problems.push(`HTTP ${response.status()}: ${url}`);
+    }
+  });
+  return tab;
+}
+
+/**
+ * Runs `work` on every item in `PARALLEL` tabs of `context`, each tab going from page to page (a
+ * full load each time: a tab of its own per page would start a renderer per page, most of this
+ * test's time on two cores).
+ */
+async function eachInTabs<T>(
+  context: BrowserContext,
+  origin: string,
+  items: T[],
+  work: (tab: Tab, item: T) => Promise<void>,
+): Promise<void> {
   const queue = [...items];
   const worker = async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    const tab = await openTab(context, origin);
+    try {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(tab, item);
+    } finally {
+      await tab.page.close();
+    }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
 }
 
-/** Opens `url` in `context`, waits for the Vue app to mount, and reports what it found. */
-async function visit(
-  context: BrowserContext,
-  origin: string,
-  url: string,
-  screenshot?: string,
-): Promise<Visit> {
+/** Loads `url` in `tab`, waits for the Vue app to mount, and reports what it found. */
+async function visit(tab: Tab, url: string, screenshot?: string): Promise<Visit> {
   const problems: string[] = [];
-  const page: Page = await context.newPage();
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('console', (message) => {
-    // Chromium asks for /favicon.ico on its own; the site links no favicon.
-    if (message.type() === 'error' && message.location().url !== `${origin}favicon.ico`) {
-      problems.push(`console error: ${message.text()}`);
-    }
+  tab.problems = problems;
+  tab.requests = undefined;
+  const { page } = tab;
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => '__vue_app__' in (document.querySelector('#app') ?? {}), undefined, {
+    polling: 50,
   });
-  page.on('requestfailed', (request) => {
-    if (request.url().startsWith(origin)) problems.push(`request failed: ${request.url()}`);
-  });
-  page.on('response', (response) => {
-    const url = response.url();
-    if (url.startsWith(origin) && url !== `${origin}favicon.ico` && response.status() >= 400) {
-      problems.push(`HTTP ${response.status()}: ${url}`);
-    }
-  });
-  try {
-    await page.goto(url, { waitUntil: 'load' });
-    await page.waitForFunction(() => '__vue_app__' in (document.querySelector('#app') ?? {}), undefined, {
-      polling: 50,
-    });
-    const found = await page.evaluate(() => ({
-      links: [...document.querySelectorAll('a[href]')].map((anchor) => (anchor as HTMLAnchorElement).href),
-      ids: [...document.querySelectorAll('[id], a[name]')].map(
-        (element) => element.id || element.getAttribute('name')!,
-      ),
-      brokenImages: [...document.images]
-        .filter((image) => !image.complete || image.naturalWidth === 0)
-        .map((image) => image.src),
-    }));
-    problems.push(...found.brokenImages.map((src) => `image not loaded: ${src}`));
-    if (screenshot) {
-      await mkdir(dirname(screenshot), { recursive: true });
-      await page.screenshot({ path: screenshot });
-    }
-    return { links: found.links, ids: found.ids, problems };
-  } finally {
-    await page.close();
+  const found = await page.evaluate(() => ({
+    links: [...document.querySelectorAll('a[href]')].map((anchor) => (anchor as HTMLAnchorElement).href),
+    ids: [...document.querySelectorAll('[id], a[name]')].map(
+      (element) => element.id || element.getAttribute('name')!,
+    ),
+    brokenImages: [...document.images]
+      .filter((image) => !image.complete || image.naturalWidth === 0)
+      .map((image) => image.src),
+  }));
+  problems.push(...found.brokenImages.map((src) => `image not loaded: ${src}`));
+  if (screenshot) {
+    await mkdir(dirname(screenshot), { recursive: true });
+    await page.screenshot({ path: screenshot });
   }
+  return { links: found.links, ids: found.ids, problems };
 }
 
 /** The built file a link of the site names (`/guides/nextjs.html` → `guides/nextjs.html`), or undefined. */
@@ -162,11 +195,11 @@ describe.skipIf(!available)('the built documentation site', () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     const visits = new Map<string, Visit>();
     try {
-      await eachInParallel(pages, async (file) => {
+      await eachInTabs(context, server.url, pages, async (tab, file) => {
         const shot = screenshotted(file)
           ? join(ARTIFACTS, 'desktop', file.replace(/\.html$/, '.png'))
           : undefined;
-        visits.set(file, await visit(context, server.url, server.url + file, shot));
+        visits.set(file, await visit(tab, server.url + file, shot));
       });
     } finally {
       await context.close();
@@ -201,9 +234,9 @@ describe.skipIf(!available)('the built documentation site', () => {
     });
     const problems: string[] = [];
     try {
-      await eachInParallel(pages.filter(screenshotted), async (file) => {
+      await eachInTabs(context, server.url, pages.filter(screenshotted), async (tab, file) => {
         const shot = join(ARTIFACTS, 'phone', file.replace(/\.html$/, '.png'));
-        const { problems: own } = await visit(context, server.url, server.url + file, shot);
+        const { problems: own } = await visit(tab, server.url + file, shot);
         problems.push(...own.map((problem) => `${file}: ${problem}`));
       });
     } finally {

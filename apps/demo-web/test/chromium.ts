@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { type DemoOptions, type DemoServer, startDemoServer } from '../src/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -52,8 +52,9 @@ export interface BrowserFixture {
 }
 
 /**
- * Starts Chromium and a demo server (fast pace, `options` on top) before the file's tests, stops
- * both after them, and fails each test that left an uncaught error or a console error on a page.
+ * Connects to the run's Chromium (started once by `global-setup.ts`) and starts a demo server (fast
+ * pace, `options` on top) before the file's tests, disconnects and stops the server after them, and
+ * fails each test that left an uncaught error or a console error on a page.
  */
 export function useBrowser(options: DemoOptions = {}): BrowserFixture {
   let browser: Browser;
@@ -71,20 +72,7 @@ export function useBrowser(options: DemoOptions = {}): BrowserFixture {
       thinkMs: 50,
       ...options,
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.connect(inject('chromiumEndpoint'));
     await mkdir(ARTIFACTS, { recursive: true });
   });
 
