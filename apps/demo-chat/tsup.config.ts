@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { aiSdkMajor } from './build/ai-sdk-major.js';
 
 export default defineConfig([
   // The server: `node dist/main.js`. The web demo's agent is TypeScript source (its `exports`), so it
@@ -11,7 +12,8 @@ export default defineConfig([
     target: 'node20',
     noExternal: ['@turnkit/demo-web'],
   },
-  // The page: React, useChat and the cards in one browser bundle, served as /app.js.
+  // The page: React, useChat and the cards in one browser bundle, served as /app.js, on AI SDK 7
+  // with one copy of `ai` (the tests build it on AI SDK 6 as well: build/ai-sdk-major.ts).
   {
     entry: { app: 'src/client/main.tsx' },
     outDir: 'dist/client',
@@ -23,5 +25,6 @@ export default defineConfig([
     minify: true,
     noExternal: [/.*/],
     env: { NODE_ENV: 'production' },
+    esbuildPlugins: [aiSdkMajor(7)],
   },
 ]);

@@ -25,9 +25,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // The page is a bundle: built once, before the tests, with the package's own tsup config.
+    // The page is a bundle, built once before the tests (tsup on AI SDK 7, esbuild on AI SDK 6),
+    // and the run's one Chromium is launched there too.
     globalSetup: ['test/global-setup.ts'],
-    // The browser tests start Chromium and play whole runs through the page.
+    // The browser tests play whole runs through the page.
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

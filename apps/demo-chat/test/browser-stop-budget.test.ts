@@ -51,7 +51,10 @@ describe.skipIf(!available)('Stop and the budget on the useChat page in Chromium
       await send(page, 'count the vials please');
       await expect.poll(() => logText(page)).toContain('count_vials');
       await stop.click();
-      await expect.poll(() => page.locator('.turn-end').textContent()).toMatch(/^Stopped: /);
+      // The turn ends once the running count has finished (up to its 1.5 s), past the poll's default 1 s.
+      await expect
+        .poll(() => page.locator('.turn-end').textContent(), { timeout: 10_000 })
+        .toMatch(/^Stopped: /);
       expect(await stop.count()).toBe(0);
       const run = await runOf(page, stopping.server().url);
       expect(run.status).toBe('aborted');

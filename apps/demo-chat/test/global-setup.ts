@@ -1,14 +1,21 @@
 /**
- * Builds the package once before the tests (tsup, its own config): the page's React bundle in
- * `dist/client/`, which the server serves as `/app.js`. `@turnkit/adapters` must be built already
- * (turbo's `test` task depends on `^build`): the bundle takes its client subpath from `dist/`.
+ * Once per test run, before the tests: builds the package (tsup, its own config: the page's React
+ * bundle on AI SDK 7 in `dist/client/`, which the server serves as `/app.js`) and the same page on
+ * AI SDK 6 (`dist/client-ai-sdk-6/`), and launches the run's one Chromium, whose endpoint the
+ * browser tests `inject` (closed in the teardown). `@turnkit/adapters` must be built already
+ * (turbo's `test` task depends on `^build`): the bundles take its client subpath from `dist/`.
  */
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BrowserServer, chromium } from 'playwright-core';
+import type { TestProject } from 'vitest/node';
+import { buildPage } from '../build/ai-sdk-major.js';
+import { available, LAUNCH_OPTIONS, MISSING } from './chromium-server.js';
+import { AI_SDK_6_BUNDLE_DIR } from './pages.js';
 
-export default function setup(): void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const packageDir = fileURLToPath(new URL('..', import.meta.url));
   const tsupCli = join(
     dirname(createRequire(import.meta.url).resolve('tsup/package.json')),
@@ -19,4 +26,14 @@ export default function setup(): void {
     cwd: packageDir,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  await buildPage(6, AI_SDK_6_BUNDLE_DIR);
+
+  let browser: BrowserServer | undefined;
+  if (available) browser = await chromium.launchServer(LAUNCH_OPTIONS);
+  else if (process.env.CI === 'true') throw new Error(MISSING);
+  else console.warn(`[demo-chat] skipping the browser tests. ${MISSING}`);
+  project.provide('chromiumEndpoint', browser?.wsEndpoint() ?? '');
+  return async () => {
+    await browser?.close();
+  };
 }

@@ -2,28 +2,57 @@
  * The demo server without a browser: the page and its bundle are served (and nothing else), and
  * AI SDK's own `Chat` (what `useChat` runs on, here in Node) plays the LN2 story through
  * `POST /api/chat` — a question, an approval, the box form `thaw_vials` asks mid-execution — while
- * `GET /api/chat/:id` gives back the chat a reloaded page would show.
+ * `GET /api/chat/:id` gives back the chat a reloaded page would show. The story is played by the
+ * `Chat` of AI SDK 7 (`@ai-sdk/react@4`) and of AI SDK 6 (`@ai-sdk/react@3`) alike.
  */
 import { Chat } from '@ai-sdk/react';
+import { Chat as Chat6 } from '@ai-sdk/react-3';
 import { turnkitMetadataOf, turnkitSendAutomaticallyWhen } from '@turnkit/adapters/ai-sdk/client';
 import { DefaultChatTransport, getToolName, isToolUIPart, type UIMessage } from 'ai';
+import { DefaultChatTransport as DefaultChatTransport6 } from 'ai-6';
 import { describe, expect, it } from 'vitest';
 import { withChatServer } from './helpers.js';
 
 const { server, toolSteps } = withChatServer({ paceMs: 0, thinkMs: 0 });
 
-/** A chat against the demo server, and a way to wait for the end of its next turn. */
-function openChat(id: string) {
-  let turnEnded: (message: UIMessage) => void = () => {};
-  const chat = new Chat({
-    id,
-    transport: new DefaultChatTransport({ api: new URL('/api/chat', server().url).toString() }),
-    sendAutomaticallyWhen: turnkitSendAutomaticallyWhen,
-    onFinish: ({ message }) => turnEnded(message),
-  });
-  const nextTurn = () => new Promise<UIMessage>((resolve) => (turnEnded = resolve));
-  return { chat, nextTurn };
+/** What the tests call on a `Chat`: the same methods, with the same arguments, on both majors. */
+interface HeadlessChat {
+  sendMessage(message: { text: string }): Promise<void>;
+  addToolOutput(output: { tool: 'AskUserQuestion'; toolCallId: string; output: unknown }): Awaitable;
+  addToolApprovalResponse(response: { id: string; approved: boolean }): Awaitable;
 }
+type Awaitable = void | PromiseLike<void>;
+
+/** A chat's options: its id, TurnKit's re-post predicate, and a callback at the end of each turn. */
+interface ChatInit {
+  id: string;
+  api: string;
+  onFinish: (message: UIMessage) => void;
+}
+
+/** Each major's `Chat` over its own `DefaultChatTransport`. */
+const MAJORS: { name: string; open(init: ChatInit): HeadlessChat }[] = [
+  {
+    name: 'AI SDK 7 (@ai-sdk/react 4)',
+    open: ({ id, api, onFinish }) =>
+      new Chat({
+        id,
+        transport: new DefaultChatTransport({ api }),
+        sendAutomaticallyWhen: turnkitSendAutomaticallyWhen,
+        onFinish: ({ message }) => onFinish(message),
+      }),
+  },
+  {
+    name: 'AI SDK 6 (@ai-sdk/react 3)',
+    open: ({ id, api, onFinish }) =>
+      new Chat6({
+        id,
+        transport: new DefaultChatTransport6({ api }),
+        sendAutomaticallyWhen: turnkitSendAutomaticallyWhen,
+        onFinish: ({ message }) => onFinish(message),
+      }),
+  },
+];
 
 /** The tool parts of a message, as `<tool>:<state>`. */
 const toolStates = (message: UIMessage) =>
@@ -54,6 +83,20 @@ describe('the useChat demo server', () => {
     }
     expect((await fetch(`${base}/api/chat/chat_unknown`)).status).toBe(404);
   });
+});
+
+describe.each(MAJORS)('the useChat demo server played by the Chat of $name', ({ open }) => {
+  /** A chat against the demo server, and a way to wait for the end of its next turn. */
+  function openChat(id: string) {
+    let turnEnded: (message: UIMessage) => void = () => {};
+    const chat = open({
+      id,
+      api: new URL('/api/chat', server().url).toString(),
+      onFinish: (message) => turnEnded(message),
+    });
+    const nextTurn = () => new Promise<UIMessage>((resolve) => (turnEnded = resolve));
+    return { chat, nextTurn };
+  }
 
   it('plays a question, an approval and a form through useChat; thaw_vials runs once', async () => {
     const id = `chat_${crypto.randomUUID()}`;

@@ -1,5 +1,6 @@
 /**
- * The chat: AI SDK 6's `useChat` over its `DefaultChatTransport`, as any AI SDK front end has it.
+ * The chat: AI SDK's `useChat` (7, or 6: the same code) over its `DefaultChatTransport`, as any
+ * AI SDK front end has it.
  * The one TurnKit piece is `turnkitSendAutomaticallyWhen`: once every part the run waits for has
  * its answer (`addToolOutput`, `addToolApprovalResponse`), it posts the chat again and the run goes
  * on. What the run waits for is drawn as cards by `MessageView`, in the last message only.

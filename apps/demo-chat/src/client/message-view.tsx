@@ -1,5 +1,5 @@
 /**
- * One message, part by part, as AI SDK 6 hands them over: text as text, every tool part as a line
+ * One message, part by part, as AI SDK 7 and 6 hand them over: text as text, every tool part as a line
  * (running, done, failed, rejected), and what the run waits for as a card — a question or a form
  * (`tool-AskUserQuestion` at `input-available`, its input `{ questions }` or `{ message, schema }`)
  * and an approval (any tool part at `approval-requested`). Cards are live only in the last message,
