@@ -1,34 +1,28 @@
 /**
- * TurnKit as someone else's project gets it (DESIGN §19): `npm pack` core and adapters, install the
- * tarballs into a fresh `type: module` project outside the workspace (with their registry
- * dependencies, from npm's cache where it holds them), type-check the README's Getting started, the
+ * TurnKit as someone else's project gets it (DESIGN §19): the packed tarballs of core and adapters
+ * (`npm pack`, once per build: `packed.ts`) installed into a fresh `type: module` project outside the
+ * workspace (with their registry dependencies, from npm's cache where it holds them), type-check the README's Getting started, the
  * Postgres handler and the useChat server under `moduleResolution` node16 and bundler, and run the
  * Getting started, the Postgres handler and the useChat server: the README's `frontend-server.ts`
  * started as its own process, beside the user's agent with a tool that needs approval, and driven
  * over real HTTP by AI SDK's `Chat` over `DefaultChatTransport` (start → approval → completed).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namedExamples } from './fixtures/doc-blocks.js';
+import {
+  type ConsumerProject,
+  cleanEnv,
+  createConsumerProject,
+  README_FILES,
+  workspaceVersion,
+} from './consumer-project.js';
 import { freePort } from './free-port.js';
 
-const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
 const pgUrl = process.env.TURNKIT_PG_URL;
-
-/** The user's files, as the READMEs show them: file name → example name. */
-const FILES: Record<string, string> = {
-  'agent.ts': 'agent',
-  'quickstart.ts': 'getting-started',
-  'postgres-handler.ts': 'postgres-handler',
-  'frontend-server.ts': 'frontend-server',
-};
 
 /** What the user installs beside TurnKit, at the versions the workspace holds (so npm's cache has them). */
 const REGISTRY_PACKAGES = [
@@ -43,16 +37,6 @@ const REGISTRY_PACKAGES = [
   '@types/node',
   '@types/pg',
 ];
-
-async function workspaceVersion(name: string): Promise<string> {
-  const manifest = JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8'));
-  return manifest.version;
-}
-
-/** The named examples of the READMEs and the docs pages. */
-async function readmeExamples(): Promise<Map<string, string>> {
-  return new Map((await namedExamples()).map((example) => [example.name, example.code]));
-}
 
 /**
  * The useChat server's folder (`chat/`): the README's `frontend-server.ts`, the user's own
@@ -117,23 +101,16 @@ console.log(
 );
 `;
 
-let project = '';
-
-/** Runs a command in the consumer project, with a clean npm environment (not the workspace's). */
-function inProject(command: string, args: string[], env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
-  return run(command, args, { cwd: project, env: { ...clean, ...env }, timeout: 240_000 });
-}
+let project: ConsumerProject;
 
 /**
  * Starts the README's `frontend-server.ts` as the user does (`tsx`, in `chat/`, its file store under
  * `chat/.turnkit`), one Node process this test can end by its handle.
  */
 function startServer(port: number): ChildProcess & { output: string[] } {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
   const child = spawn(process.execPath, ['--import', 'tsx', 'frontend-server.ts'], {
-    cwd: join(project, 'chat'),
-    env: { ...clean, PORT: String(port) },
+    cwd: join(project.dir, 'chat'),
+    env: cleanEnv({ PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -157,42 +134,23 @@ async function listening(server: ChildProcess & { output: string[] }, port: numb
 }
 
 beforeAll(async () => {
-  project = await mkdtemp(join(tmpdir(), 'turnkit-consumer-'));
-  const tarballs = join(project, 'tarballs');
-  await mkdir(tarballs);
-  const packed: string[] = [];
-  for (const name of ['core', 'adapters']) {
-    const { stdout } = await run('npm', ['pack', '--pack-destination', tarballs], {
-      cwd: join(root, 'packages', name),
-    });
-    packed.push(join(tarballs, stdout.trim().split('\n').at(-1)!));
-  }
   const dependencies: Record<string, string> = {};
   for (const name of REGISTRY_PACKAGES) dependencies[name] = await workspaceVersion(name);
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'my-agent', private: true, type: 'module', dependencies }, null, 2),
-  );
-  await inProject('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packed]);
-  const examples = await readmeExamples();
-  for (const [file, example] of Object.entries(FILES)) {
-    const code = examples.get(example);
-    if (!code) throw new Error(`no README has an example named ${example}`);
-    await writeFile(join(project, file), code);
-  }
+  project = await createConsumerProject('consumer', dependencies);
   for (const harness of ['postgres-handler-harness.ts'])
-    await copyFile(join(here, 'fixtures', harness), join(project, harness));
-  await mkdir(join(project, 'chat'));
-  await writeFile(join(project, 'chat', 'frontend-server.ts'), examples.get('frontend-server')!);
-  await writeFile(join(project, 'chat', 'agent.ts'), CHAT_AGENT);
-  await writeFile(join(project, 'chat', 'client.ts'), CHAT_CLIENT);
+    await copyFile(join(here, 'fixtures', harness), join(project.dir, harness));
+  const frontendServer = await readFile(join(project.dir, 'frontend-server.ts'), 'utf8');
+  await mkdir(join(project.dir, 'chat'));
+  await writeFile(join(project.dir, 'chat', 'frontend-server.ts'), frontendServer);
+  await writeFile(join(project.dir, 'chat', 'agent.ts'), CHAT_AGENT);
+  await writeFile(join(project.dir, 'chat', 'client.ts'), CHAT_CLIENT);
 }, 300_000);
 
-afterAll(() => (project ? rm(project, { recursive: true, force: true }) : undefined));
+afterAll(() => (project ? rm(project.dir, { recursive: true, force: true }) : undefined));
 
 describe('a project that installs the packed packages', () => {
   it('holds @turnkit/core and @turnkit/adapters from the tarballs, not links to the workspace', async () => {
-    const { stdout } = await inProject('npm', ['ls', '@turnkit/core', '@turnkit/adapters', '--json']);
+    const { stdout } = await project.run('npm', ['ls', '@turnkit/core', '@turnkit/adapters', '--json']);
     const tree = JSON.parse(stdout).dependencies;
     expect(tree['@turnkit/core'].resolved).toMatch(/\/tarballs\/turnkit-core-.*\.tgz$/);
     expect(tree['@turnkit/adapters'].resolved).toMatch(/\/tarballs\/turnkit-adapters-.*\.tgz$/);
@@ -206,7 +164,7 @@ describe('a project that installs the packed packages', () => {
     async (resolution, module) => {
       const config = `tsconfig.${resolution}.json`;
       await writeFile(
-        join(project, config),
+        join(project.dir, config),
         JSON.stringify({
           compilerOptions: {
             strict: true,
@@ -218,19 +176,19 @@ describe('a project that installs the packed packages', () => {
             types: ['node'],
             skipLibCheck: true,
           },
-          files: [...Object.keys(FILES), 'chat/frontend-server.ts', 'chat/agent.ts', 'chat/client.ts'],
+          files: [...Object.keys(README_FILES), 'chat/frontend-server.ts', 'chat/agent.ts', 'chat/client.ts'],
         }),
       );
-      const result = await inProject('npx', ['tsc', '-p', config]).catch(
-        (error: { stdout: string }) => error,
-      );
+      const result = await project
+        .run('npx', ['tsc', '-p', config])
+        .catch((error: { stdout: string }) => error);
       expect('stdout' in result ? result.stdout : '').toBe('');
     },
     240_000,
   );
 
   it('runs the Getting started as the README says: npx tsx quickstart.ts', async () => {
-    const { stdout } = await inProject('npx', ['tsx', 'quickstart.ts']);
+    const { stdout } = await project.run('npx', ['tsx', 'quickstart.ts']);
     expect(stdout.trim().split('\n')).toEqual([
       'needs_input',
       'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}',
@@ -242,7 +200,7 @@ describe('a project that installs the packed packages', () => {
     const server = startServer(port);
     try {
       await listening(server, port);
-      const { stdout } = await inProject('npx', ['tsx', 'chat/client.ts'], { PORT: String(port) });
+      const { stdout } = await project.run('npx', ['tsx', 'chat/client.ts'], { PORT: String(port) });
       expect(JSON.parse(stdout)).toEqual({
         started: {
           status: 'needs_input',
@@ -265,7 +223,7 @@ describe('a project that installs the packed packages', () => {
     'runs the Postgres handler: one request per turn, the run kept in PostgreSQL',
     async () => {
       if (!pgUrl) throw new Error('TURNKIT_PG_URL must be set under CI');
-      const { stdout } = await inProject('npx', ['tsx', 'postgres-handler-harness.ts'], {
+      const { stdout } = await project.run('npx', ['tsx', 'postgres-handler-harness.ts'], {
         DATABASE_URL: pgUrl,
         PGAPPNAME: `turnkit-consumer-${process.pid}-${Date.now()}`,
       });

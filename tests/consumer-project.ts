@@ -1,0 +1,75 @@
+/**
+ * A fresh project outside the workspace that installs the packed packages as a user does (DESIGN
+ * §19): its own `package.json` of registry dependencies, then a plain `npm install` of the tarballs
+ * (no `--legacy-peer-deps`, no `--force`), with npm's cache where it holds the packages, and the
+ * README's examples written into it. Shared by the consumer test and the peer matrix.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { namedExamples } from './fixtures/doc-blocks.js';
+import { packedTarballsFor, root } from './packed.js';
+
+const execute = promisify(execFile);
+
+/** The user's files, as the READMEs show them: file name → example name. */
+export const README_FILES: Record<string, string> = {
+  'agent.ts': 'agent',
+  'quickstart.ts': 'getting-started',
+  'postgres-handler.ts': 'postgres-handler',
+  'frontend-server.ts': 'frontend-server',
+};
+
+/** A consumer project on disk. */
+export interface ConsumerProject {
+  dir: string;
+  /** Runs a command in the project, with a clean npm environment (not the workspace's). */
+  run(
+    command: string,
+    args: string[],
+    env?: Record<string, string>,
+  ): Promise<{ stdout: string; stderr: string }>;
+}
+
+/** The version of a package the workspace holds (so npm's cache has it). */
+export async function workspaceVersion(name: string): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8'));
+  return manifest.version;
+}
+
+/** The process's environment without the `npm_*` variables of the workspace's npm script. */
+export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+  return { ...clean, ...env };
+}
+
+/**
+ * Makes a `type: module` project in a temporary folder named after `name`, with `dependencies` in
+ * its `package.json`, installs the tarballs beside them with a plain `npm install`, and writes the
+ * README's examples ({@link README_FILES}). Rejects with npm's output when the install fails.
+ */
+export async function createConsumerProject(
+  name: string,
+  dependencies: Record<string, string>,
+): Promise<ConsumerProject> {
+  const dir = await mkdtemp(join(tmpdir(), `turnkit-${name}-`));
+  const project: ConsumerProject = {
+    dir,
+    run: (command, args, env) => execute(command, args, { cwd: dir, env: cleanEnv(env), timeout: 240_000 }),
+  };
+  const tarballs = await packedTarballsFor(dir);
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'my-agent', private: true, type: 'module', dependencies }, null, 2),
+  );
+  await project.run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs]);
+  const examples = new Map((await namedExamples()).map((example) => [example.name, example.code]));
+  for (const [file, example] of Object.entries(README_FILES)) {
+    const code = examples.get(example);
+    if (!code) throw new Error(`no README has an example named ${example}`);
+    await writeFile(join(dir, file), code);
+  }
+  return project;
+}
