@@ -21,12 +21,21 @@ const TESTED: Record<string, { installs: string[]; suites: string }> = {
     suites: 'redis-store, redis-event-hub, queue (ioredis 5); peer-ioredis (ioredis 6)',
   },
   pg: { installs: ['pg'], suites: 'postgres-store, postgres-event-hub' },
-  bullmq: { installs: ['bullmq'], suites: 'queue, background' },
+  bullmq: {
+    installs: ['bullmq', 'bullmq-6'],
+    suites: 'queue, background-processes (bullmq 5); queue-bullmq6, background-processes-bullmq6 (bullmq 6)',
+  },
   '@opentelemetry/api': { installs: ['@opentelemetry/api'], suites: 'otel' },
-  '@ai-sdk/provider': { installs: ['@ai-sdk/provider'], suites: 'ai-sdk-model, ai-sdk-providers (ai 6)' },
+  '@ai-sdk/provider': {
+    installs: ['@ai-sdk/provider', '@ai-sdk/provider-4'],
+    suites: 'ai-sdk-model, ai-sdk-providers, ai-sdk-settings (AI SDK 6 and 7)',
+  },
   '@modelcontextprotocol/client': { installs: ['@modelcontextprotocol/client'], suites: 'mcp-tools' },
   '@modelcontextprotocol/server': { installs: ['@modelcontextprotocol/server'], suites: 'mcp-server' },
-  openai: { installs: ['openai'], suites: 'openai, openai-run, openai-errors' },
+  openai: {
+    installs: ['openai', 'openai-7'],
+    suites: 'openai, openai-run, openai-errors, openai-settings (openai 6 and 7)',
+  },
 };
 
 /** The version of an installed package: the adapters' own node_modules first, then the workspace's. */

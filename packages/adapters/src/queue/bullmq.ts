@@ -1,6 +1,8 @@
 /**
  * `bullmqQueue({ connection })` (DESIGN §17): background turns on BullMQ (Redis). BullMQ is an
- * optional peer, loaded on first use, so an app that never builds this queue never needs it.
+ * optional peer (major 5 or 6: the classes, options and job fields used here are the same in both),
+ * loaded on first use, so an app that never builds this queue never needs it. The types are read
+ * from bullmq 5; bullmq 6 accepts the same options.
  */
 
 import { TurnkitError } from '@turnkit/core';
@@ -46,20 +48,38 @@ export interface BullmqQueueOptions {
    * waits for as long as Redis is down). A handler then plays the turn in the request. Default 5 000 ms.
    */
   enqueueTimeoutMs?: number;
+  /**
+   * Called when the queue's own connection fails (Redis unreachable, a lost connection); BullMQ keeps
+   * reconnecting. Consumers report theirs to `consume`'s `onError`. Default: `console.error`.
+   */
+  onError?: (error: unknown) => void;
 }
 
 const invalid = (message: string) => new TurnkitError('CONFIG_INVALID', `bullmqQueue: ${message}`);
 
-/** Whether `connection` is an ioredis client (it has `duplicate`) rather than options. */
-function isClient(connection: object): connection is { options?: { maxRetriesPerRequest?: unknown } } {
+/** Whether `connection` is a Redis client (it has `duplicate`) rather than options. */
+function isClient(connection: object): connection is {
+  options?: { maxRetriesPerRequest?: unknown };
+  defineCommand?: unknown;
+} {
   return typeof (connection as { duplicate?: unknown }).duplicate === 'function';
 }
+
+const reportError = (error: unknown) => console.error('[turnkit/bullmq] queue error:', error);
 
 function checkConnection(connection: unknown): asserts connection is ConnectionOptions {
   if (typeof connection !== 'object' || connection === null) {
     throw invalid('connection must be ioredis options ({ host, port }) or an ioredis client.');
   }
-  if (isClient(connection) && connection.options?.maxRetriesPerRequest !== null) {
+  if (!isClient(connection)) return;
+  // BullMQ 6 also takes node-redis and Bun clients (told apart by ioredis's `defineCommand`); the
+  // worker's blocking reads and lock renewals here are run and tested on ioredis only.
+  if (typeof connection.defineCommand !== 'function') {
+    throw invalid(
+      'connection is a Redis client that is not ioredis (node-redis or Bun?): pass ioredis options ({ host, port }) or an ioredis client created with maxRetriesPerRequest: null.',
+    );
+  }
+  if (connection.options?.maxRetriesPerRequest !== null) {
     throw invalid(
       'an ioredis client passed as connection must be created with maxRetriesPerRequest: null (a worker blocks on Redis and must not give up on a command); or pass ioredis options and let BullMQ open its connections.',
     );
@@ -104,22 +124,29 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
   const keepDeadLetters = countOr(options.keepDeadLetters, 1000, 'keepDeadLetters', 'bullmqQueue');
   const enqueueTimeoutMs = countOr(options.enqueueTimeoutMs, 5000, 'enqueueTimeoutMs', 'bullmqQueue');
   const prefix = options.prefix === undefined ? {} : { prefix: options.prefix };
+  if (options.onError !== undefined && typeof options.onError !== 'function') {
+    throw invalid(`onError must be a function (error) => void, got ${typeof options.onError}.`);
+  }
+  const onQueueError = options.onError ?? reportError;
 
   let queue: Promise<Queue> | undefined;
   const queueOf = () => {
-    queue ??= loadBullmq().then(
-      ({ Queue }) =>
-        new Queue(name, {
-          connection,
-          ...prefix,
-          defaultJobOptions: {
-            attempts,
-            backoff: { type: 'exponential', delay: backoffMs },
-            removeOnComplete: true,
-            removeOnFail: { count: keepDeadLetters },
-          },
-        }),
-    );
+    queue ??= loadBullmq().then(({ Queue }) => {
+      const opened = new Queue(name, {
+        connection,
+        ...prefix,
+        defaultJobOptions: {
+          attempts,
+          backoff: { type: 'exponential', delay: backoffMs },
+          removeOnComplete: true,
+          removeOnFail: { count: keepDeadLetters },
+        },
+      });
+      // BullMQ 6 emits the connection's failures on the queue (5 mostly kept them to itself); with
+      // no listener it prints them itself, so they go where the application said.
+      opened.on('error', onQueueError);
+      return opened;
+    });
     return queue;
   };
 
@@ -153,8 +180,7 @@ export function bullmqQueue(options: BullmqQueueOptions): TurnQueue {
 
     consume(handler: JobHandler, consumeOptions: ConsumeOptions = {}): QueueConsumer {
       const concurrency = countOr(consumeOptions.concurrency, 1, 'concurrency', 'bullmqQueue');
-      const onError =
-        consumeOptions.onError ?? ((error: unknown) => console.error('[turnkit/bullmq] queue error:', error));
+      const onError = consumeOptions.onError ?? reportError;
       const started = loadBullmq().then(({ Worker, UnrecoverableError }) => {
         const worker = new Worker(
           name,

@@ -11,7 +11,9 @@ import type {
   InputResponses,
 } from '@modelcontextprotocol/client';
 import { describeSource, type McpConnection, type McpSource } from './connect.js';
+import { McpCallError } from './errors.js';
 import { loadClientSdk } from './sdk.js';
+import { callSdk1Tool, isSdk1Client, type McpSdk1Client } from './sdk1.js';
 
 /** How a tool reaches its MCP tool. */
 export interface McpCallTarget {
@@ -35,14 +37,6 @@ export interface McpRetry {
 
 /** The answer to a `tools/call`: a result, or a request for more input. */
 export type McpCallAnswer = CallToolResult | InputRequiredResult;
-
-/**
- * A failed MCP call, thrown inside the tool so the model reads its message as a `tool_error` (it is
- * never thrown out of TurnKit's API, so it is a plain `Error`).
- */
-export class McpCallError extends Error {
-  override readonly name = 'McpCallError';
-}
 
 function isTransportFailure(error: unknown, sdk: Awaited<ReturnType<typeof loadClientSdk>>): boolean {
   if (error instanceof TypeError) return true; // fetch failed: the socket closed before an answer
@@ -93,8 +87,7 @@ export async function callMcpTool(
   retry: McpRetry | undefined,
   signal: AbortSignal,
 ): Promise<McpCallAnswer> {
-  const sdk = await loadClientSdk();
-  let client: Client;
+  let client: Client | McpSdk1Client;
   try {
     client = await target.connection.client();
   } catch (error) {
@@ -102,6 +95,12 @@ export async function callMcpTool(
       `${describeSource(target.source)} cannot be reached (${(error as Error).message}). Try again later.`,
     );
   }
+  // An application's 1.x client: its own callTool, and no v2 SDK loaded (its user may not have it).
+  if (isSdk1Client(client)) {
+    const where = describeSource(target.source);
+    return callSdk1Tool(client, { where, name: target.name, timeoutMs: target.timeoutMs }, args, signal);
+  }
+  const sdk = await loadClientSdk();
   const broken = new AbortController();
   try {
     return await target.connection.watch(broken, () =>

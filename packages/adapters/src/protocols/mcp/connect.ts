@@ -5,12 +5,14 @@
  * manage: it is made again after its transport failed or closed (a stdio server that exited, an
  * HTTP stream that broke), and a response stream that breaks aborts the call waiting on it at once
  * instead of leaving it to a timeout (where the runtime has `AsyncLocalStorage`: see `callScope`).
- * An application's `Client` is used as it is and never closed. The stdio transport is Node-only
- * (it starts a child process); Streamable HTTP runs on every runtime.
+ * An application's `Client` — of the v2 SDK, or of `@modelcontextprotocol/sdk` 1.x (see sdk1.ts) — is
+ * used as it is and never closed. The stdio transport is Node-only (it starts a child process);
+ * Streamable HTTP runs on every runtime.
  */
 import type { Client, FetchLike } from '@modelcontextprotocol/client';
 import { TurnkitError } from '@turnkit/core';
 import { loadClientSdk } from './sdk.js';
+import { isSdk1Client, type McpSdk1Client } from './sdk1.js';
 
 /** An MCP server reached over Streamable HTTP. */
 export interface McpHttpSource {
@@ -29,21 +31,59 @@ export interface McpStdioSource {
   cwd?: string;
 }
 
-/** What `mcpTools` reads tools from: a connected SDK `Client`, or how to reach a server. */
-export type McpSource = Client | McpHttpSource | McpStdioSource;
+/**
+ * What `mcpTools` reads tools from: a connected `Client` of `@modelcontextprotocol/client` (v2) or of
+ * `@modelcontextprotocol/sdk` 1.x, or how to reach a server.
+ */
+export type McpSource = Client | McpSdk1Client | McpHttpSource | McpStdioSource;
+
+/** A client the application made and connected: TurnKit uses it as it is. */
+type AppClient = Client | McpSdk1Client;
 
 const CLIENT_INFO = { name: 'turnkit', version: '0.1.0' };
 
-function isClient(source: McpSource): source is Client {
+/** A v2 `Client` (it has `getProtocolEra`), as `openClient` makes and applications may pass. */
+function isSdk2Client(source: unknown): source is Client {
+  const client = source as Partial<Record<keyof Client, unknown>>;
   return (
-    typeof (source as Client).request === 'function' && typeof (source as Client).listTools === 'function'
+    typeof client.request === 'function' &&
+    typeof client.listTools === 'function' &&
+    typeof client.getProtocolEra === 'function'
+  );
+}
+
+function isClient(source: McpSource): source is AppClient {
+  return isSdk2Client(source) || isSdk1Client(source);
+}
+
+/** What `source` is, for a refusal: its constructor's name and its keys, never their values. */
+function shapeOf(source: unknown): string {
+  if (source === null || typeof source !== 'object') return JSON.stringify(source) ?? String(source);
+  const kind = (source as object).constructor?.name ?? 'object';
+  return `${kind === 'Object' ? 'an object' : `a ${kind}`} with keys ${JSON.stringify(Object.keys(source).slice(0, 8))}`;
+}
+
+/**
+ * Refuses, at `mcpTools(…)` time, a source that is neither a client `mcpTools` can use nor a way to
+ * reach a server (e.g. a client of another SDK, a server, a transport), saying what to pass.
+ */
+export function checkSource(source: unknown): asserts source is McpSource {
+  if (typeof source === 'object' && source !== null) {
+    if (isClient(source as McpSource)) return;
+    const { url, command } = source as { url?: unknown; command?: unknown };
+    if (typeof url === 'string' || url instanceof URL) return;
+    if (typeof command === 'string' && command !== '') return;
+  }
+  throw new TurnkitError(
+    'CONFIG_INVALID',
+    `mcpTools: source is ${shapeOf(source)}, which is not an MCP client or a way to reach a server. Pass a connected Client of @modelcontextprotocol/client (v2) or @modelcontextprotocol/sdk (1.x, from '@modelcontextprotocol/sdk/client/index.js'), or { url, headers? } (Streamable HTTP) or { command, args? } (stdio) and let TurnKit connect.`,
   );
 }
 
 /** A live connection. */
 export interface McpConnection {
   /** The client, connected (again, when TurnKit made it and its transport failed). */
-  client(): Promise<Client>;
+  client(): Promise<AppClient>;
   /**
    * Runs a call's request: when the HTTP response stream of that request breaks, `broken` aborts
    * with the reason (TurnKit-made HTTP clients only; others end by their timeout or signal).

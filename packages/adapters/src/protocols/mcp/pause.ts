@@ -10,14 +10,8 @@
 import type { ElicitResult, InputRequest, InputResponses } from '@modelcontextprotocol/client';
 import type { AskResponse, AskSignal, ToolContext } from '@turnkit/core';
 import { z } from 'zod';
-import {
-  callMcpTool,
-  isInputRequired,
-  type McpCallAnswer,
-  McpCallError,
-  type McpCallTarget,
-  toolOutput,
-} from './call.js';
+import { callMcpTool, isInputRequired, type McpCallAnswer, type McpCallTarget, toolOutput } from './call.js';
+import { McpCallError } from './errors.js';
 
 /** The ask state of a paused MCP call (kept in the snapshot). JSON text, so any key survives superjson. */
 interface PausedCall {

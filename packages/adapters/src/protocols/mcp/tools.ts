@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { checkCount } from '../../events/index.js';
 import type { McpCallTarget } from './call.js';
 import { callMcpTool } from './call.js';
-import { connect, type McpConnection, type McpSource } from './connect.js';
+import { checkSource, connect, type McpConnection, type McpSource } from './connect.js';
 import { mapToolNames } from './names.js';
 import { resumeCall, settle } from './pause.js';
 
@@ -139,14 +139,18 @@ function checkOptions(options: McpToolsOptions): void {
 }
 
 /**
- * The tools of an MCP server as TurnKit tools. `source` is a connected SDK `Client`, or how to
- * reach the server: `{ url, headers? }` (Streamable HTTP) or `{ command, args? }` (stdio), from
- * which TurnKit makes a client that negotiates protocol 2026-07-28 when the server speaks it.
+ * The tools of an MCP server as TurnKit tools. `source` is a connected `Client` of
+ * `@modelcontextprotocol/client` (v2) or of `@modelcontextprotocol/sdk` 1.x, or how to reach the
+ * server: `{ url, headers? }` (Streamable HTTP) or `{ command, args? }` (stdio), from which TurnKit
+ * makes a v2 client that negotiates protocol 2026-07-28 when the server speaks it. Anything else is
+ * refused at once with `CONFIG_INVALID`.
  *
  * A call the server answers `input_required` pauses the run with an `input` interaction per
  * elicitation; the answer (in any process) retries the call with the server's `requestState`. On
  * a 2025-era connection the tools work but cannot pause: a server asking for input there gets a
- * refusal and answers with an error the model reads.
+ * refusal and answers with an error the model reads. A 1.x `Client` always speaks a 2025 era: its
+ * tools work, and a server's request for input goes to the client's own elicitation handler (none:
+ * the server is refused), never pausing the run.
  *
  * Node only with `{ command }` (stdio): it spawns the server as a child process
  * (`node:child_process`); `{ url }` (Streamable HTTP) and a connected `Client` spawn nothing.
@@ -156,11 +160,14 @@ function checkOptions(options: McpToolsOptions): void {
  * const agent = defineAgent({ name: 'dev', instructions: '…', model, tools: [...github] });
  */
 export async function mcpTools(source: McpSource, options: McpToolsOptions = {}): Promise<McpTools> {
+  checkSource(source);
   checkOptions(options);
   const connection: McpConnection = await connect(source);
   let listed: McpTool[];
   try {
-    listed = (await (await connection.client()).listTools()).tools.filter((tool) => included(options, tool));
+    // A 1.x client lists the same fields (its `Tool` type is another declaration of the same spec).
+    const { tools } = (await (await connection.client()).listTools()) as { tools: McpTool[] };
+    listed = tools.filter((tool) => included(options, tool));
   } catch (error) {
     await connection.close();
     throw new TurnkitError(
