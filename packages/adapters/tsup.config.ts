@@ -26,7 +26,7 @@ export const entry = {
  *   `@noble/hashes` stays an import, shared with core in it.
  * - For Node, Bun and Deno running the package (`import` and `require`): one bundled file per
  *   subpath, ESM and CommonJS, with the pure-JS HMAC inside (@noble/* are ESM only, and a CommonJS
- *   `require` of ESM needs Node 20.19 / 22.12, while the adapters promise every Node 20).
+ *   `require` of ESM needs Node 22.12, while the adapters promise every Node 22).
  * - The declarations.
  * The handler and its protocol mounts import no Node module (DESIGN §18). The Node-only files (file
  * store, stdio MCP) keep the `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for

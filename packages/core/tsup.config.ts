@@ -10,8 +10,8 @@ import { defineConfig } from 'tsup';
  *   it.
  * - For Node, Bun and Deno running the package (`import` and `require`): one bundled file each, ESM
  *   and CommonJS, with the pure-JS crypto inside. One file imports about twice as fast as a hundred
- *   (bench/README.md); @noble/* are ESM only, and a CommonJS `require` of ESM needs Node 20.19 /
- *   22.12, while core promises every Node 20.
+ *   (bench/README.md); @noble/* are ESM only, and a CommonJS `require` of ESM needs Node
+ *   22.12, while core promises every Node 22.
  * - The declarations (`.d.ts` for `import`, `.d.cts` for `require`).
  * Core imports no Node module (DESIGN §18, test/portability.test.ts). Should one ever slip in, it
  * keeps its `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for Workers and Edge

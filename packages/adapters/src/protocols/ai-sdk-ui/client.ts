@@ -46,7 +46,7 @@ export interface TurnkitMessageMetadata {
   turnkit: TurnkitMetadata;
 }
 
-/** The fields of a UI message part this module reads (any `ai@6` `UIMessage` part fits). */
+/** The fields of a UI message part this module reads (any `UIMessage` part of `ai@6` or `ai@7` fits). */
 export interface UIPartLike {
   type: string;
   toolCallId?: string;
@@ -54,7 +54,7 @@ export interface UIPartLike {
   preliminary?: boolean;
 }
 
-/** The fields of a UI message this module reads (any `ai@6` `UIMessage` fits). */
+/** The fields of a UI message this module reads (any `UIMessage` of `ai@6` or `ai@7` fits). */
 export interface UIMessageLike {
   role: string;
   metadata?: unknown;

@@ -1,5 +1,5 @@
 /**
- * `aiSdkHandler`: a TurnKit agent as the back end of AI SDK 6's `useChat`, a Web-standard
+ * `aiSdkHandler`: a TurnKit agent as the back end of AI SDK's `useChat` (7 or 6), a Web-standard
  * `(Request) => Promise<Response>`. Routes, relative to `basePath`:
  * - `POST /` — what `useChat` posts; answers the UI message stream v1 (see writer.ts);
  * - `GET /:id` — the chat's `UIMessage[]` (store mode), for a page reloaded mid-pause;

@@ -16,7 +16,7 @@ import {
   type UIToolState,
 } from './view.js';
 
-/** A tool part of a UI message, as AI SDK 6 shapes it (`type` is `tool-<toolName>`). */
+/** A tool part of a UI message, as AI SDK 6 and 7 shape it (`type` is `tool-<toolName>`). */
 export interface UIToolPart {
   type: `tool-${string}`;
   toolCallId: string;
@@ -30,7 +30,7 @@ export interface UIToolPart {
 /** A part of a UI message TurnKit produces. */
 export type UIPart = { type: 'step-start' } | { type: 'text'; text: string; state?: 'done' } | UIToolPart;
 
-/** A UI message as `useChat` holds it (`ai@6`'s `UIMessage` shape). */
+/** A UI message as `useChat` holds it (the `UIMessage` shape of `ai@6` and `ai@7`). */
 export interface UIMessage {
   id: string;
   role: 'user' | 'assistant';

@@ -7,7 +7,7 @@ import type { ProtocolMount, ProtocolMountOptions } from '../../http/index.js';
 import { aiSdkMount } from './handler.js';
 
 /**
- * Mounts AI SDK 6 `useChat` (UI message stream v1) on a `createHandler`, at `path` (default
+ * Mounts AI SDK `useChat` (7 or 6) (UI message stream v1) on a `createHandler`, at `path` (default
  * `/chat`) relative to its `basePath`.
  *
  * @example

@@ -21,7 +21,7 @@ import type { TurnkitMetadata, TurnkitPendingPart } from './client.js';
 /** The tool name of synthetic question and form parts. */
 export const QUESTION_PART_TOOL = 'AskUserQuestion';
 
-/** The state of a tool part, as AI SDK 6 names them. */
+/** The state of a tool part, as AI SDK 6 and 7 name them. */
 export type UIToolState =
   | 'input-streaming'
   | 'input-available'
