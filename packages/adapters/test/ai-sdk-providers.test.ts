@@ -1,31 +1,29 @@
 /**
- * `aiSdkModel` on real AI SDK 6 providers against loopback servers — `@ai-sdk/openai-compatible`
- * on a chat-completions fake, `@ai-sdk/anthropic` on a Messages API fake speaking its SSE events —
- * and on `MockLanguageModelV3`: each pauses on a question here and resumes in ANOTHER Node process
- * with a fresh model instance, the tool-call id intact on both sides of the wire. Then the providers'
- * real failures: refused keys, rate limits, overload in and before the stream, and an abort.
+ * `aiSdkModel` on real providers of both AI SDK lines against loopback servers — `@ai-sdk/openai`
+ * 3 and 4 and `@ai-sdk/openai-compatible` 2 on a chat-completions fake, `@ai-sdk/anthropic` 3 and 4
+ * on a Messages API fake speaking its SSE events — and on `MockLanguageModelV3` / `V4`: each pauses
+ * on a question here and resumes in ANOTHER Node process with a fresh model instance, the tool-call
+ * id intact on both sides of the wire. The providers' real failures are in
+ * `ai-sdk-providers-failures.test.ts`.
  */
 import { writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { type ChatMessage, ModelError, runTurn, type TurnResult } from '@turnkit/core';
+import { runTurn, type TurnResult } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiSdkModel } from '../src/models/ai-sdk/model.js';
 import {
   ASK_CALL_ID,
   answerChat,
   answerMessages,
-  anthropicEvents,
-  messageStart,
+  familyOf,
+  PROVIDER_KINDS,
   type ProviderKind,
   providerAgent,
   QUESTION_ARGUMENTS,
 } from './helpers/ai-sdk-providers.js';
 import { bundleFixture, runChild } from './helpers/bundled-child.js';
-import { type ChatServer, chunk, sendJson, startChatServer, startSse } from './helpers/chat-server.js';
+import { type ChatServer, startChatServer } from './helpers/chat-server.js';
 
 let server: ChatServer;
 let bundle: string;
@@ -34,40 +32,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
-const compatible = (options: { maxRetries?: number } = {}) =>
-  aiSdkModel(
-    createOpenAICompatible({ name: 'lab', baseURL: server.baseURL, apiKey: 'sk-test-secret' }).chatModel(
-      'lab-1',
-    ),
-    options,
-  );
-const anthropic = (options: { maxRetries?: number } = {}) =>
-  aiSdkModel(createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-secret' })('claude-test-1'), {
-    maxOutputTokens: 64,
-    ...options,
-  });
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as ModelError,
-  );
-
-describe.each<ProviderKind>(['mock', 'openai-compatible', 'anthropic'])('aiSdkModel on %s', (kind) => {
+describe.each<ProviderKind>(PROVIDER_KINDS)('aiSdkModel on %s', (kind) => {
+  const family = familyOf(kind);
   it('pauses here and resumes in another Node process with a fresh model, the call id kept', async () => {
     server.requests.length = 0;
-    server.respond = kind === 'anthropic' ? answerMessages : answerChat;
+    server.respond = family === 'anthropic' ? answerMessages : answerChat;
     const paused = await runTurn(providerAgent(kind, server.baseURL), { input: 'Thaw one vial' });
     expect(paused.status).toBe('needs_input');
-    expect(paused.pendingQuestion).toMatchObject({ toolCallId: ASK_CALL_ID[kind], kind: 'question' });
+    expect(paused.pendingQuestion).toMatchObject({ toolCallId: ASK_CALL_ID[family], kind: 'question' });
     expect(paused.messages[1]).toMatchObject({
       tool_calls: [
-        { id: ASK_CALL_ID[kind], function: { name: 'AskUserQuestion', arguments: QUESTION_ARGUMENTS } },
+        { id: ASK_CALL_ID[family], function: { name: 'AskUserQuestion', arguments: QUESTION_ARGUMENTS } },
       ],
     });
-    if (kind !== 'mock') expect(paused.usage).toMatchObject({ inputTokens: 20, outputTokens: 8 });
+    if (family !== 'mock') expect(paused.usage).toMatchObject({ inputTokens: 20, outputTokens: 8 });
 
     const file = join(await mkdtemp(join(tmpdir(), 'turnkit-ai-sdk-')), 'paused.json');
     writeFileSync(file, paused.snapshot);
@@ -83,10 +61,10 @@ describe.each<ProviderKind>(['mock', 'openai-compatible', 'anthropic'])('aiSdkMo
     expect(result.output).toBe('Noted: {"answers":{"Line":"HeLa"}}');
     expect(result.messages[2]).toEqual({
       role: 'tool',
-      tool_call_id: ASK_CALL_ID[kind],
+      tool_call_id: ASK_CALL_ID[family],
       content: '{"answers":{"Line":"HeLa"}}',
     });
-    if (kind === 'openai-compatible') {
+    if (family === 'openai') {
       const sent = server.requests[1]?.body.messages as unknown[];
       expect(sent.slice(2)).toMatchObject([
         {
@@ -102,7 +80,7 @@ describe.each<ProviderKind>(['mock', 'openai-compatible', 'anthropic'])('aiSdkMo
         { role: 'tool', tool_call_id: 'call_ask_1', content: '{"answers":{"Line":"HeLa"}}' },
       ]);
     }
-    if (kind === 'anthropic') {
+    if (family === 'anthropic') {
       const sent = server.requests[1]?.body.messages as unknown[];
       expect(sent.slice(1)).toMatchObject([
         {
@@ -130,86 +108,5 @@ describe.each<ProviderKind>(['mock', 'openai-compatible', 'anthropic'])('aiSdkMo
         stream: true,
       });
     }
-  });
-});
-
-describe('aiSdkModel on real providers: failures', () => {
-  it('openai-compatible: a refused key is a ModelError whose public message hides the key, URL and model', async () => {
-    server.respond = (_request, response) =>
-      sendJson(response, 401, {
-        error: { message: 'Incorrect API key provided: sk-tes***cret', type: 'invalid_request_error' },
-      });
-    const error = await failure(compatible().generate({ messages, tools: [], onDelta: () => undefined }));
-    expect(error).toBeInstanceOf(ModelError);
-    expect(error.status).toBe(401);
-    expect(error.message).toContain('Incorrect API key provided: sk-tes***cret');
-    expect(error.message).toContain(`${server.baseURL}/chat/completions`);
-    expect(error.publicMessage).toBe('The model provider refused the credentials (401).');
-  });
-
-  it('openai-compatible: retries a 429 after the server’s retry-after-ms, then answers', async () => {
-    server.requests.length = 0;
-    server.respond = (request, response) => {
-      if (server.requests.length < 3) {
-        sendJson(response, 429, { error: { message: 'Rate limit reached' } }, { 'retry-after-ms': '5' });
-        return;
-      }
-      answerChat({ ...request, body: { messages: [{ role: 'tool', content: 'ok' }] } }, response);
-    };
-    const result = await compatible().generate({ messages, tools: [], onDelta: () => undefined });
-    expect(result.message.content).toBe('Noted: ok');
-    expect(server.requests).toHaveLength(3);
-  });
-
-  it('anthropic: an overloaded API (529) is retried, then reported with its status', async () => {
-    server.requests.length = 0;
-    server.respond = (_request, response) =>
-      sendJson(
-        response,
-        529,
-        { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-        {
-          'retry-after-ms': '1',
-        },
-      );
-    const error = await failure(
-      anthropic({ maxRetries: 1 }).generate({ messages, tools: [], onDelta: () => undefined }),
-    );
-    expect(server.requests).toHaveLength(2);
-    expect(error).toMatchObject({
-      status: 529,
-      publicMessage: 'The model provider failed (529). Retry the turn later.',
-    });
-    expect(error.message).toMatch(/^anthropic\.messages failed \(529\) after 2 attempts: Overloaded/);
-  });
-
-  it('anthropic: an error event in the stream is a ModelError of its type’s status, without a finish', async () => {
-    server.requests.length = 0;
-    server.respond = (request, response) => {
-      const event = anthropicEvents(response);
-      event('message_start', messageStart(String(request.body.model)));
-      event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } });
-      response.end();
-    };
-    const error = await failure(
-      anthropic({ maxRetries: 0 }).generate({ messages, tools: [], onDelta: () => undefined }),
-    );
-    expect(error).toMatchObject({ status: 529 });
-    expect(error.message).toContain('anthropic.messages reported an error in the stream (overloaded_error)');
-  });
-
-  it('openai-compatible: an abort mid-stream rejects with an AbortError and closes the connection', async () => {
-    server.respond = (_request, response) => {
-      startSse(response).send(chunk({ role: 'assistant', content: 'Thinking' }));
-    };
-    const controller = new AbortController();
-    const call = compatible().generate({
-      messages,
-      tools: [],
-      signal: controller.signal,
-      onDelta: () => controller.abort(),
-    });
-    await expect(call).rejects.toMatchObject({ name: 'AbortError' });
-    await server.clientClosed;
   });
 });

@@ -1,12 +1,15 @@
 /**
  * `request.settings` and `request.responseFormat` (DESIGN §23) through `aiSdkModel` and the real
- * AI SDK 6 providers (`@ai-sdk/openai`, `@ai-sdk/anthropic`, `@ai-sdk/openai-compatible`): the
- * request bodies the loopback servers receive carry them in each provider's own fields.
+ * providers of both AI SDK lines (`@ai-sdk/openai` and `@ai-sdk/anthropic` 3 and 4,
+ * `@ai-sdk/openai-compatible` 2): the request bodies the loopback servers receive carry them in each
+ * provider's own fields, the same for both majors.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createAnthropic as createAnthropic4 } from '@ai-sdk/anthropic-4';
 import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAI as createOpenAI4 } from '@ai-sdk/openai-4';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { ModelRequest, ModelSettings } from '@turnkit/core';
+import type { ModelAdapter, ModelRequest, ModelSettings } from '@turnkit/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { aiSdkModel } from '../src/models/ai-sdk/model.js';
 import { type ChatServer, completion, sendJson, startChatServer } from './helpers/chat-server.js';
@@ -58,9 +61,11 @@ const settings: ModelSettings = {
   seed: 7,
 };
 
-const openai = () => aiSdkModel(createOpenAI({ baseURL: server.baseURL, apiKey: 'k' }).chat('gpt-test'));
-const anthropic = () =>
-  aiSdkModel(createAnthropic({ baseURL: server.baseURL, apiKey: 'k' })('claude-sonnet-4-5'));
+/** The provider factories of each major. */
+const PROVIDERS = [
+  { major: 3, createOpenAI, createAnthropic },
+  { major: 4, createOpenAI: createOpenAI4, createAnthropic: createAnthropic4 },
+];
 const compatible = (supportsStructuredOutputs: boolean) =>
   aiSdkModel(
     createOpenAICompatible({
@@ -71,12 +76,17 @@ const compatible = (supportsStructuredOutputs: boolean) =>
     }).chatModel('lab-1'),
   );
 
-async function bodyOf(model: ReturnType<typeof openai>, request: Partial<ModelRequest>) {
+async function bodyOf(model: ModelAdapter, request: Partial<ModelRequest>) {
   await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools, ...request });
   return server.requests[0]?.body ?? {};
 }
 
-describe('aiSdkModel settings through the real providers', () => {
+describe.each(PROVIDERS)('aiSdkModel settings through the real providers of major $major', (providers) => {
+  const openai = () =>
+    aiSdkModel(providers.createOpenAI({ baseURL: server.baseURL, apiKey: 'k' }).chat('gpt-test'));
+  const anthropic = () =>
+    aiSdkModel(providers.createAnthropic({ baseURL: server.baseURL, apiKey: 'k' })('claude-sonnet-4-5'));
+
   it('@ai-sdk/openai: every setting, parallel_tool_calls and a strict json_schema', async () => {
     const body = await bodyOf(openai(), {
       settings: { ...settings, providerOptions: { openai: { user: 'lab-7' } } },
@@ -110,7 +120,9 @@ describe('aiSdkModel settings through the real providers', () => {
       format: { type: 'json_schema', schema: { ...schema, additionalProperties: false } },
     });
   });
+});
 
+describe('aiSdkModel settings through @ai-sdk/openai-compatible@2', () => {
   it('@ai-sdk/openai-compatible: the settings, providerOptions as given, the schema when supported', async () => {
     const body = await bodyOf(compatible(true), {
       settings: { ...settings, providerOptions: { lab: { parallel_tool_calls: false } } },

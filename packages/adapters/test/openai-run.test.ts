@@ -30,7 +30,7 @@ import {
   startSse,
   usageChunk,
 } from './helpers/chat-server.js';
-import { useChatServer } from './helpers/openai-fixtures.js';
+import { OPENAI_MAJORS, type OpenAIMajor, useChatServer } from './helpers/openai-fixtures.js';
 
 const chat = useChatServer();
 
@@ -186,303 +186,152 @@ const questionArgs = JSON.stringify({
   ],
 });
 
-describe.each<Mode>(['stream', 'json'])('a run on openAIModel (%s)', (mode) => {
-  const model = () => chat.model({ stream: mode === 'stream' });
+describe.each(OPENAI_MAJORS)('openai $major', (major: OpenAIMajor) => {
+  const chatModel = (options: Parameters<typeof chat.model>[0] = {}) => chat.model(options, major);
 
-  it('pauses on AskUserQuestion, resumes with answerQuestion, sends the answers and completes', async () => {
-    const agent = lab(model());
-    const finalText = ['Thawing ', 'one ', 'K562-dTAG ', 'vial', '.'];
-    script(chat.server, [
-      answer(mode, {
-        text: ['One question ', 'first.'],
-        toolCalls: [{ id: 'call_ask', name: 'AskUserQuestion', args: pieces(questionArgs) }],
-        usage: [120, 30],
-      }),
-      answer(mode, { text: finalText, usage: [160, 6] }),
-    ]);
+  describe.each<Mode>(['stream', 'json'])('a run on openAIModel (%s)', (mode) => {
+    const model = () => chatModel({ stream: mode === 'stream' });
 
-    const firstEvents: AgentEvent[] = [];
-    const r1 = await runTurn(agent, { input: USER.content }, { onEvent: (event) => firstEvents.push(event) });
-    expect(r1.status).toBe('needs_input');
-    expect(r1.error).toBeNull();
-    expect(r1.usage).toEqual({ modelCalls: 1, toolCalls: 0, inputTokens: 120, outputTokens: 30 });
-    expect(r1.pending).toHaveLength(1);
-    expect(r1.pendingQuestion).toMatchObject({
-      kind: 'question',
-      toolCallId: 'call_ask',
-      toolName: 'AskUserQuestion',
-      payload: {
-        questions: [
-          {
-            question: 'Which K562 line do you mean?',
-            header: 'Cell line',
-            multiSelect: false,
-            options: [
-              { label: 'K562', description: 'Parental line' },
-              { label: 'K562-dTAG', description: 'Degron knock-in' },
-            ],
-          },
-        ],
-      },
-    });
-    expect(deltas(firstEvents)).toEqual(mode === 'stream' ? ['One question ', 'first.'] : []);
-    expect(chat.server.requests).toHaveLength(1);
-    expectRequestShape(chat.server.requests[0], agent, mode);
-    expect(chat.server.requests[0]?.body.messages).toEqual([SYSTEM, USER]);
+    it('pauses on AskUserQuestion, resumes with answerQuestion, sends the answers and completes', async () => {
+      const agent = lab(model());
+      const finalText = ['Thawing ', 'one ', 'K562-dTAG ', 'vial', '.'];
+      script(chat.server, [
+        answer(mode, {
+          text: ['One question ', 'first.'],
+          toolCalls: [{ id: 'call_ask', name: 'AskUserQuestion', args: pieces(questionArgs) }],
+          usage: [120, 30],
+        }),
+        answer(mode, { text: finalText, usage: [160, 6] }),
+      ]);
 
-    const events: AgentEvent[] = [];
-    const r2 = await answerQuestion(
-      agent,
-      r1.snapshot,
-      { answers: { 'Cell line': 'K562-dTAG' } },
-      { onEvent: (event) => events.push(event) },
-    );
-    expect(r2.status).toBe('completed');
-    expect(r2.runId).toBe(r1.runId);
-    expect(r2.output).toBe('Thawing one K562-dTAG vial.');
-    expect(r2.usage).toEqual({ modelCalls: 1, toolCalls: 0, inputTokens: 160, outputTokens: 6 });
-    expect(deltas(events)).toEqual(mode === 'stream' ? finalText : []);
-    expect(deltas(r2.events)).toEqual(deltas(events));
-    const answersResult = '{"answers":{"Cell line":"K562-dTAG"}}';
-    expect(events.find((event) => event.type === 'interaction_resolved')).toMatchObject({
-      resolution: 'answered',
-      toolCallId: 'call_ask',
-      result: answersResult,
-    });
-
-    expect(chat.server.requests).toHaveLength(2);
-    expectRequestShape(chat.server.requests[1], agent, mode);
-    const sent = [
-      SYSTEM,
-      USER,
-      {
-        role: 'assistant',
-        content: 'One question first.',
-        tool_calls: [
-          {
-            id: 'call_ask',
-            type: 'function',
-            function: { name: 'AskUserQuestion', arguments: questionArgs },
-          },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_ask', content: answersResult },
-    ];
-    expect(chat.server.requests[1]?.body.messages).toEqual(sent);
-    expect(r2.messages).toEqual([
-      ...sent.slice(1),
-      { role: 'assistant', content: 'Thawing one K562-dTAG vial.' },
-    ]);
-  });
-
-  it('runs a normal tool at once and the needsApproval one after approve, from one response of parallel calls', async () => {
-    const log: string[] = [];
-    const agent = lab(model(), log);
-    const queryArgs = '{"cellLine":"K562"}';
-    const thawArgs = '{"cellLine":"K562","vials":1}';
-    script(chat.server, [
-      answer(mode, {
-        toolCalls: [
-          { id: 'call_query', name: 'query_inventory', args: pieces(queryArgs, 5) },
-          { id: 'call_thaw', name: 'record_thaw', args: pieces(thawArgs, 4) },
-        ],
-      }),
-      answer(mode, { text: ['Recorded: ', 'one vial out.'] }),
-    ]);
-
-    const r1 = await runTurn(agent, { input: [USER] });
-    expect(r1.status).toBe('needs_input');
-    expect(log).toEqual(['query:K562']);
-    expect(r1.usage.toolCalls).toBe(1);
-    expect(r1.pending).toHaveLength(1);
-    expect(r1.pending[0]).toMatchObject({
-      kind: 'approval',
-      toolCallId: 'call_thaw',
-      toolName: 'record_thaw',
-      payload: {
-        toolName: 'record_thaw',
-        input: { cellLine: 'K562', vials: 1 },
-        reason: 'Removes 1 vial(s) of K562',
-      },
-    });
-    expect(chat.server.requests).toHaveLength(1);
-    expectRequestShape(chat.server.requests[0], agent, mode);
-    expect(chat.server.requests[0]?.body.messages).toEqual([SYSTEM, USER]);
-
-    const events: AgentEvent[] = [];
-    const r2 = await approve(
-      agent,
-      r1.snapshot,
-      { rationale: 'ok' },
-      { onEvent: (event) => events.push(event) },
-    );
-    expect(r2.status).toBe('completed');
-    expect(r2.output).toBe('Recorded: one vial out.');
-    expect(log).toEqual(['query:K562', 'thaw:K562x1']);
-    expect(r2.usage).toMatchObject({ modelCalls: 1, toolCalls: 1 });
-    expect(deltas(events)).toEqual(mode === 'stream' ? ['Recorded: ', 'one vial out.'] : []);
-
-    expect(chat.server.requests).toHaveLength(2);
-    expectRequestShape(chat.server.requests[1], agent, mode);
-    expect(chat.server.requests[1]?.body.messages).toEqual([
-      SYSTEM,
-      USER,
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_query', type: 'function', function: { name: 'query_inventory', arguments: queryArgs } },
-          { id: 'call_thaw', type: 'function', function: { name: 'record_thaw', arguments: thawArgs } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_query', content: '{"cellLine":"K562","vials":3}' },
-      { role: 'tool', tool_call_id: 'call_thaw', content: '{"recorded":true,"cellLine":"K562","vials":1}' },
-    ]);
-  });
-});
-
-describe('failures on openAIModel', () => {
-  it('ends the turn failed with MODEL_ERROR on a 500 (after the client retry), and a retry completes without re-running tools', async () => {
-    const log: string[] = [];
-    const agent = lab(chat.model({ maxRetries: 1 }), log);
-    const serverError: Handler = (_request, response) =>
-      sendJson(response, 500, { error: { message: 'upstream exploded' } }, { 'retry-after-ms': '5' });
-    script(chat.server, [
-      answer('stream', {
-        toolCalls: [{ id: 'call_query', name: 'query_inventory', args: ['{"cellLine":', '"K562"}'] }],
-      }),
-      serverError,
-      serverError,
-    ]);
-
-    const reported: Error[] = [];
-    const r1 = await runTurn(
-      agent,
-      { input: USER.content },
-      { onError: (error) => reported.push(error as Error) },
-    );
-    expect(r1.status).toBe('failed');
-    expect(r1.error).toEqual({
-      code: 'MODEL_ERROR',
-      message: 'The model provider failed (500). Retry the turn later.',
-    });
-    // The provider's text and address go to onError only, never to the result, events or snapshot.
-    expect(reported.map((error) => error.message)).toEqual([expect.stringMatching(/500.*upstream exploded/)]);
-    for (const text of [r1.snapshot, JSON.stringify(r1.events), JSON.stringify(r1.error)]) {
-      expect(text).not.toContain('upstream exploded');
-      expect(text).not.toContain(chat.server.baseURL);
-    }
-    expect(r1.snapshot).toEqual(expect.any(String));
-    expect(r1.snapshot.length).toBeGreaterThan(0);
-    expect(r1.events.at(-1)).toMatchObject({ type: 'turn_failed', error: { code: 'MODEL_ERROR' } });
-    expect(log).toEqual(['query:K562']);
-    // The tool call, then the failed call sent twice (maxRetries 1) with the same transcript.
-    expect(chat.server.requests).toHaveLength(3);
-    const afterTool = [
-      SYSTEM,
-      USER,
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: 'call_query',
-            type: 'function',
-            function: { name: 'query_inventory', arguments: '{"cellLine":"K562"}' },
-          },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_query', content: '{"cellLine":"K562","vials":3}' },
-    ];
-    expect(chat.server.requests[1]?.body.messages).toEqual(afterTool);
-    expect(chat.server.requests[2]?.body).toEqual(chat.server.requests[1]?.body);
-
-    // The server is healthy again: retrying the snapshot repeats only the failed model call.
-    script(chat.server, [answer('stream', { text: ['3 vials ', 'of K562.'] })]);
-    const r2 = await runTurn(agent, { snapshot: r1.snapshot });
-    expect(r2.status).toBe('completed');
-    expect(r2.error).toBeNull();
-    expect(r2.output).toBe('3 vials of K562.');
-    expect(r2.events[0]).toMatchObject({ type: 'turn_started', trigger: 'retry' });
-    expect(log).toEqual(['query:K562']);
-    expect(chat.server.requests).toHaveLength(4);
-    expectRequestShape(chat.server.requests[3], agent, 'stream');
-    expect(chat.server.requests[3]?.body.messages).toEqual(afterTool);
-  });
-
-  it('ends the turn aborted when the signal aborts mid-stream, keeps no partial text, and a retry completes', async () => {
-    const agent = lab(chat.model());
-    const controller = new AbortController();
-    script(chat.server, [
-      (_request, response) => {
-        const sse = startSse(response);
-        sse.send(chunk({ role: 'assistant', content: '' }));
-        sse.send(chunk({ content: 'Partial ' }));
-        // The stream stays open: the client aborts it.
-      },
-    ]);
-    const events: AgentEvent[] = [];
-    const r1 = await runTurn(
-      agent,
-      { input: USER.content },
-      {
-        signal: controller.signal,
-        onEvent: (event) => {
-          events.push(event);
-          if (event.type === 'model_delta') setTimeout(() => controller.abort(), 20);
+      const firstEvents: AgentEvent[] = [];
+      const r1 = await runTurn(
+        agent,
+        { input: USER.content },
+        { onEvent: (event) => firstEvents.push(event) },
+      );
+      expect(r1.status).toBe('needs_input');
+      expect(r1.error).toBeNull();
+      expect(r1.usage).toEqual({ modelCalls: 1, toolCalls: 0, inputTokens: 120, outputTokens: 30 });
+      expect(r1.pending).toHaveLength(1);
+      expect(r1.pendingQuestion).toMatchObject({
+        kind: 'question',
+        toolCallId: 'call_ask',
+        toolName: 'AskUserQuestion',
+        payload: {
+          questions: [
+            {
+              question: 'Which K562 line do you mean?',
+              header: 'Cell line',
+              multiSelect: false,
+              options: [
+                { label: 'K562', description: 'Parental line' },
+                { label: 'K562-dTAG', description: 'Degron knock-in' },
+              ],
+            },
+          ],
         },
-      },
-    );
-    expect(r1.status).toBe('aborted');
-    expect(r1.error).toBeNull();
-    expect(deltas(events)).toEqual(['Partial ']);
-    expect(events.at(-1)?.type).toBe('turn_aborted');
-    expect(r1.messages).toEqual([USER]);
-    expect(r1.snapshot.length).toBeGreaterThan(0);
-    await chat.server.clientClosed;
-    expect(chat.server.requests).toHaveLength(1);
+      });
+      expect(deltas(firstEvents)).toEqual(mode === 'stream' ? ['One question ', 'first.'] : []);
+      expect(chat.server.requests).toHaveLength(1);
+      expectRequestShape(chat.server.requests[0], agent, mode);
+      expect(chat.server.requests[0]?.body.messages).toEqual([SYSTEM, USER]);
 
-    script(chat.server, [answer('stream', { text: ['Thawing ', 'one vial.'] })]);
-    const retryEvents: AgentEvent[] = [];
-    const r2 = await runTurn(
-      agent,
-      { snapshot: r1.snapshot },
-      { onEvent: (event) => retryEvents.push(event) },
-    );
-    expect(r2.status).toBe('completed');
-    expect(r2.output).toBe('Thawing one vial.');
-    expect(deltas(retryEvents)).toEqual(['Thawing ', 'one vial.']);
-    expect(r2.messages).toEqual([USER, { role: 'assistant', content: 'Thawing one vial.' }]);
-    expect(chat.server.requests).toHaveLength(2);
-    expectRequestShape(chat.server.requests[1], agent, 'stream');
-    expect(chat.server.requests[1]?.body.messages).toEqual([SYSTEM, USER]);
-  });
+      const events: AgentEvent[] = [];
+      const r2 = await answerQuestion(
+        agent,
+        r1.snapshot,
+        { answers: { 'Cell line': 'K562-dTAG' } },
+        { onEvent: (event) => events.push(event) },
+      );
+      expect(r2.status).toBe('completed');
+      expect(r2.runId).toBe(r1.runId);
+      expect(r2.output).toBe('Thawing one K562-dTAG vial.');
+      expect(r2.usage).toEqual({ modelCalls: 1, toolCalls: 0, inputTokens: 160, outputTokens: 6 });
+      expect(deltas(events)).toEqual(mode === 'stream' ? finalText : []);
+      expect(deltas(r2.events)).toEqual(deltas(events));
+      const answersResult = '{"answers":{"Cell line":"K562-dTAG"}}';
+      expect(events.find((event) => event.type === 'interaction_resolved')).toMatchObject({
+        resolution: 'answered',
+        toolCallId: 'call_ask',
+        result: answersResult,
+      });
 
-  it.each<Mode>(['stream', 'json'])(
-    'sends invalid_arguments back to the model for tool calls whose arguments are not JSON (%s)',
-    async (mode) => {
+      expect(chat.server.requests).toHaveLength(2);
+      expectRequestShape(chat.server.requests[1], agent, mode);
+      const sent = [
+        SYSTEM,
+        USER,
+        {
+          role: 'assistant',
+          content: 'One question first.',
+          tool_calls: [
+            {
+              id: 'call_ask',
+              type: 'function',
+              function: { name: 'AskUserQuestion', arguments: questionArgs },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_ask', content: answersResult },
+      ];
+      expect(chat.server.requests[1]?.body.messages).toEqual(sent);
+      expect(r2.messages).toEqual([
+        ...sent.slice(1),
+        { role: 'assistant', content: 'Thawing one K562-dTAG vial.' },
+      ]);
+    });
+
+    it('runs a normal tool at once and the needsApproval one after approve, from one response of parallel calls', async () => {
       const log: string[] = [];
-      const agent = lab(chat.model({ stream: mode === 'stream' }), log);
-      const brokenQuery = '{"cellLine": K562';
-      const brokenQuestion = '{"questions": [{"question": "Which';
+      const agent = lab(model(), log);
+      const queryArgs = '{"cellLine":"K562"}';
+      const thawArgs = '{"cellLine":"K562","vials":1}';
       script(chat.server, [
         answer(mode, {
           toolCalls: [
-            { id: 'call_query', name: 'query_inventory', args: pieces(brokenQuery, 4) },
-            { id: 'call_ask', name: 'AskUserQuestion', args: pieces(brokenQuestion, 6) },
+            { id: 'call_query', name: 'query_inventory', args: pieces(queryArgs, 5) },
+            { id: 'call_thaw', name: 'record_thaw', args: pieces(thawArgs, 4) },
           ],
         }),
-        answer(mode, { text: ['Sorry, ', 'let me try again.'] }),
+        answer(mode, { text: ['Recorded: ', 'one vial out.'] }),
       ]);
 
-      const result = await runTurn(agent, { input: USER.content });
-      expect(result.status).toBe('completed');
-      expect(result.output).toBe('Sorry, let me try again.');
-      expect(log).toEqual([]);
+      const r1 = await runTurn(agent, { input: [USER] });
+      expect(r1.status).toBe('needs_input');
+      expect(log).toEqual(['query:K562']);
+      expect(r1.usage.toolCalls).toBe(1);
+      expect(r1.pending).toHaveLength(1);
+      expect(r1.pending[0]).toMatchObject({
+        kind: 'approval',
+        toolCallId: 'call_thaw',
+        toolName: 'record_thaw',
+        payload: {
+          toolName: 'record_thaw',
+          input: { cellLine: 'K562', vials: 1 },
+          reason: 'Removes 1 vial(s) of K562',
+        },
+      });
+      expect(chat.server.requests).toHaveLength(1);
+      expectRequestShape(chat.server.requests[0], agent, mode);
+      expect(chat.server.requests[0]?.body.messages).toEqual([SYSTEM, USER]);
+
+      const events: AgentEvent[] = [];
+      const r2 = await approve(
+        agent,
+        r1.snapshot,
+        { rationale: 'ok' },
+        { onEvent: (event) => events.push(event) },
+      );
+      expect(r2.status).toBe('completed');
+      expect(r2.output).toBe('Recorded: one vial out.');
+      expect(log).toEqual(['query:K562', 'thaw:K562x1']);
+      expect(r2.usage).toMatchObject({ modelCalls: 1, toolCalls: 1 });
+      expect(deltas(events)).toEqual(mode === 'stream' ? ['Recorded: ', 'one vial out.'] : []);
+
       expect(chat.server.requests).toHaveLength(2);
       expectRequestShape(chat.server.requests[1], agent, mode);
-      const messages = chat.server.requests[1]?.body.messages as ChatMessage[];
-      expect(messages.slice(0, 3)).toEqual([
+      expect(chat.server.requests[1]?.body.messages).toEqual([
         SYSTEM,
         USER,
         {
@@ -492,27 +341,192 @@ describe('failures on openAIModel', () => {
             {
               id: 'call_query',
               type: 'function',
-              function: { name: 'query_inventory', arguments: brokenQuery },
+              function: { name: 'query_inventory', arguments: queryArgs },
             },
+            { id: 'call_thaw', type: 'function', function: { name: 'record_thaw', arguments: thawArgs } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_query', content: '{"cellLine":"K562","vials":3}' },
+        { role: 'tool', tool_call_id: 'call_thaw', content: '{"recorded":true,"cellLine":"K562","vials":1}' },
+      ]);
+    });
+  });
+
+  describe('failures on openAIModel', () => {
+    it('ends the turn failed with MODEL_ERROR on a 500 (after the client retry), and a retry completes without re-running tools', async () => {
+      const log: string[] = [];
+      const agent = lab(chatModel({ maxRetries: 1 }), log);
+      const serverError: Handler = (_request, response) =>
+        sendJson(response, 500, { error: { message: 'upstream exploded' } }, { 'retry-after-ms': '5' });
+      script(chat.server, [
+        answer('stream', {
+          toolCalls: [{ id: 'call_query', name: 'query_inventory', args: ['{"cellLine":', '"K562"}'] }],
+        }),
+        serverError,
+        serverError,
+      ]);
+
+      const reported: Error[] = [];
+      const r1 = await runTurn(
+        agent,
+        { input: USER.content },
+        { onError: (error) => reported.push(error as Error) },
+      );
+      expect(r1.status).toBe('failed');
+      expect(r1.error).toEqual({
+        code: 'MODEL_ERROR',
+        message: 'The model provider failed (500). Retry the turn later.',
+      });
+      // The provider's text and address go to onError only, never to the result, events or snapshot.
+      expect(reported.map((error) => error.message)).toEqual([
+        expect.stringMatching(/500.*upstream exploded/),
+      ]);
+      for (const text of [r1.snapshot, JSON.stringify(r1.events), JSON.stringify(r1.error)]) {
+        expect(text).not.toContain('upstream exploded');
+        expect(text).not.toContain(chat.server.baseURL);
+      }
+      expect(r1.snapshot).toEqual(expect.any(String));
+      expect(r1.snapshot.length).toBeGreaterThan(0);
+      expect(r1.events.at(-1)).toMatchObject({ type: 'turn_failed', error: { code: 'MODEL_ERROR' } });
+      expect(log).toEqual(['query:K562']);
+      // The tool call, then the failed call sent twice (maxRetries 1) with the same transcript.
+      expect(chat.server.requests).toHaveLength(3);
+      const afterTool = [
+        SYSTEM,
+        USER,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
             {
-              id: 'call_ask',
+              id: 'call_query',
               type: 'function',
-              function: { name: 'AskUserQuestion', arguments: brokenQuestion },
+              function: { name: 'query_inventory', arguments: '{"cellLine":"K562"}' },
             },
           ],
         },
+        { role: 'tool', tool_call_id: 'call_query', content: '{"cellLine":"K562","vials":3}' },
+      ];
+      expect(chat.server.requests[1]?.body.messages).toEqual(afterTool);
+      expect(chat.server.requests[2]?.body).toEqual(chat.server.requests[1]?.body);
+
+      // The server is healthy again: retrying the snapshot repeats only the failed model call.
+      script(chat.server, [answer('stream', { text: ['3 vials ', 'of K562.'] })]);
+      const r2 = await runTurn(agent, { snapshot: r1.snapshot });
+      expect(r2.status).toBe('completed');
+      expect(r2.error).toBeNull();
+      expect(r2.output).toBe('3 vials of K562.');
+      expect(r2.events[0]).toMatchObject({ type: 'turn_started', trigger: 'retry' });
+      expect(log).toEqual(['query:K562']);
+      expect(chat.server.requests).toHaveLength(4);
+      expectRequestShape(chat.server.requests[3], agent, 'stream');
+      expect(chat.server.requests[3]?.body.messages).toEqual(afterTool);
+    });
+
+    it('ends the turn aborted when the signal aborts mid-stream, keeps no partial text, and a retry completes', async () => {
+      const agent = lab(chatModel());
+      const controller = new AbortController();
+      script(chat.server, [
+        (_request, response) => {
+          const sse = startSse(response);
+          sse.send(chunk({ role: 'assistant', content: '' }));
+          sse.send(chunk({ content: 'Partial ' }));
+          // The stream stays open: the client aborts it.
+        },
       ]);
-      expect(
-        messages.slice(3).map((message) => (message.role === 'tool' ? message.tool_call_id : null)),
-      ).toEqual(['call_query', 'call_ask']);
-      for (const message of messages.slice(3)) {
-        expect(JSON.parse(message.content as string)).toMatchObject({
-          ok: false,
-          error_code: 'invalid_arguments',
-          message: expect.stringMatching(/JSON/),
-        });
-      }
-      expect(JSON.parse(messages[3]!.content as string).message).toMatch(/query_inventory/);
-    },
-  );
+      const events: AgentEvent[] = [];
+      const r1 = await runTurn(
+        agent,
+        { input: USER.content },
+        {
+          signal: controller.signal,
+          onEvent: (event) => {
+            events.push(event);
+            if (event.type === 'model_delta') setTimeout(() => controller.abort(), 20);
+          },
+        },
+      );
+      expect(r1.status).toBe('aborted');
+      expect(r1.error).toBeNull();
+      expect(deltas(events)).toEqual(['Partial ']);
+      expect(events.at(-1)?.type).toBe('turn_aborted');
+      expect(r1.messages).toEqual([USER]);
+      expect(r1.snapshot.length).toBeGreaterThan(0);
+      await chat.server.clientClosed;
+      expect(chat.server.requests).toHaveLength(1);
+
+      script(chat.server, [answer('stream', { text: ['Thawing ', 'one vial.'] })]);
+      const retryEvents: AgentEvent[] = [];
+      const r2 = await runTurn(
+        agent,
+        { snapshot: r1.snapshot },
+        { onEvent: (event) => retryEvents.push(event) },
+      );
+      expect(r2.status).toBe('completed');
+      expect(r2.output).toBe('Thawing one vial.');
+      expect(deltas(retryEvents)).toEqual(['Thawing ', 'one vial.']);
+      expect(r2.messages).toEqual([USER, { role: 'assistant', content: 'Thawing one vial.' }]);
+      expect(chat.server.requests).toHaveLength(2);
+      expectRequestShape(chat.server.requests[1], agent, 'stream');
+      expect(chat.server.requests[1]?.body.messages).toEqual([SYSTEM, USER]);
+    });
+
+    it.each<Mode>(['stream', 'json'])(
+      'sends invalid_arguments back to the model for tool calls whose arguments are not JSON (%s)',
+      async (mode) => {
+        const log: string[] = [];
+        const agent = lab(chatModel({ stream: mode === 'stream' }), log);
+        const brokenQuery = '{"cellLine": K562';
+        const brokenQuestion = '{"questions": [{"question": "Which';
+        script(chat.server, [
+          answer(mode, {
+            toolCalls: [
+              { id: 'call_query', name: 'query_inventory', args: pieces(brokenQuery, 4) },
+              { id: 'call_ask', name: 'AskUserQuestion', args: pieces(brokenQuestion, 6) },
+            ],
+          }),
+          answer(mode, { text: ['Sorry, ', 'let me try again.'] }),
+        ]);
+
+        const result = await runTurn(agent, { input: USER.content });
+        expect(result.status).toBe('completed');
+        expect(result.output).toBe('Sorry, let me try again.');
+        expect(log).toEqual([]);
+        expect(chat.server.requests).toHaveLength(2);
+        expectRequestShape(chat.server.requests[1], agent, mode);
+        const messages = chat.server.requests[1]?.body.messages as ChatMessage[];
+        expect(messages.slice(0, 3)).toEqual([
+          SYSTEM,
+          USER,
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'call_query',
+                type: 'function',
+                function: { name: 'query_inventory', arguments: brokenQuery },
+              },
+              {
+                id: 'call_ask',
+                type: 'function',
+                function: { name: 'AskUserQuestion', arguments: brokenQuestion },
+              },
+            ],
+          },
+        ]);
+        expect(
+          messages.slice(3).map((message) => (message.role === 'tool' ? message.tool_call_id : null)),
+        ).toEqual(['call_query', 'call_ask']);
+        for (const message of messages.slice(3)) {
+          expect(JSON.parse(message.content as string)).toMatchObject({
+            ok: false,
+            error_code: 'invalid_arguments',
+            message: expect.stringMatching(/JSON/),
+          });
+        }
+        expect(JSON.parse(messages[3]!.content as string).message).toMatch(/query_inventory/);
+      },
+    );
+  });
 });

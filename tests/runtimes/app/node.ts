@@ -1,4 +1,4 @@
-// Node ≥ 20 (server.ts), on @hono/node-server.
+// Node ≥ 22 (server.ts), on @hono/node-server.
 import { serve } from '@hono/node-server';
 import { handler } from './handler.js';
 

@@ -1,18 +1,29 @@
 /**
- * Provider-spec v3 parts for the `aiSdkModel` tests: a usage record, streams built from parts, and a
- * `MockLanguageModelV3` (from `ai/test`) that plays a list of steps, one per call, streamed or
- * generated alike.
+ * Provider-spec parts for the `aiSdkModel` tests: a usage record, streams built from parts, and mock
+ * models of either spec — `MockLanguageModelV3` of `ai/test` (AI SDK 6) or `MockLanguageModelV4` of
+ * `ai-7/test` (AI SDK 7) — that play a list of steps, one per call, streamed or generated alike.
+ * The parts are written once in the v3 types: every part used here has the same shape in v4.
  */
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
   LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai-7/test';
+import type { AiSdkLanguageModel } from '../../src/models/ai-sdk/model.js';
 
-/** v3's nested usage with the given totals. */
+/** The provider spec a mock implements: 3 (AI SDK 6) or 4 (AI SDK 7). */
+export type SpecMajor = 3 | 4;
+
+/** Both majors, for `describe.each`. */
+export const SPEC_MAJORS: SpecMajor[] = [3, 4];
+
+/** v3's nested usage with the given totals (the same shape in v4). */
 export function usage(input: number, output: number): LanguageModelV3Usage {
   return {
     inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
@@ -67,22 +78,45 @@ export function stream(parts: LanguageModelV3StreamPart[]): ReadableStream<Langu
   return simulateReadableStream({ chunks: parts });
 }
 
+/** A mock model of either major, with the calls it received (their options typed as v3's, the same for what TurnKit sends). */
+export interface MockModel extends AiSdkLanguageModel {
+  doGenerateCalls: LanguageModelV3CallOptions[];
+  doStreamCalls: LanguageModelV3CallOptions[];
+}
+
+/** What a mock does on each call; unset methods throw, as in `ai/test`. */
+export interface MockHandlers {
+  provider?: string;
+  modelId?: string;
+  doGenerate?: (options: LanguageModelV3CallOptions) => PromiseLike<LanguageModelV3GenerateResult>;
+  doStream?: (options: LanguageModelV3CallOptions) => PromiseLike<LanguageModelV3StreamResult>;
+}
+
+/** `MockLanguageModelV3` or `MockLanguageModelV4` with the given handlers. */
+export function specMock(major: SpecMajor, handlers: MockHandlers = {}): MockModel {
+  if (major === 3) return new MockLanguageModelV3(handlers);
+  // The v4 mock gets the same handlers: the options and results they touch have one shape in both specs.
+  return new MockLanguageModelV4(
+    handlers as unknown as ConstructorParameters<typeof MockLanguageModelV4>[0],
+  ) as unknown as MockModel;
+}
+
 type Step = MockStep | ((options: LanguageModelV3CallOptions) => MockStep);
 
 /**
- * A mock model. Given a list of steps it is stateless, like `scriptedModel`: it plays the step
- * numbered by the assistant messages already in the prompt, so a fresh instance in another process
- * goes on where the run stopped. Given one step it plays it on every call. A step may be a function
- * of the call's options (e.g. to read the prompt).
+ * A mock model (spec v3 unless `major` says 4). Given a list of steps it is stateless, like
+ * `scriptedModel`: it plays the step numbered by the assistant messages already in the prompt, so a
+ * fresh instance in another process goes on where the run stopped. Given one step it plays it on
+ * every call. A step may be a function of the call's options (e.g. to read the prompt).
  */
-export function mockModel(steps: Step[] | Step) {
+export function mockModel(steps: Step[] | Step, major: SpecMajor = 3): MockModel {
   const next = (options: LanguageModelV3CallOptions): MockStep => {
     const index = options.prompt.filter((message) => message.role === 'assistant').length;
     const step = Array.isArray(steps) ? steps[index] : steps;
     if (!step) throw new Error(`the mock model has no step ${index}`);
     return typeof step === 'function' ? step(options) : step;
   };
-  return new MockLanguageModelV3({
+  return specMock(major, {
     provider: 'mock.chat',
     modelId: 'mock-1',
     doGenerate: async (options) => {

@@ -1,20 +1,50 @@
 /**
- * Real AI SDK 6 providers against loopback fakes, for the `aiSdkModel` tests and their child
- * process: a chat-completions responder (for `@ai-sdk/openai-compatible`), a Messages API responder
- * speaking Anthropic's SSE events (for `@ai-sdk/anthropic`), and the agent the tests pause and resume
- * on each — the model asks which cell line (AskUserQuestion), then notes the answer it was given.
+ * Real AI SDK providers of both lines against loopback fakes, for the `aiSdkModel` tests and their
+ * child process: `@ai-sdk/openai` 3 and 4 (chat API) and `@ai-sdk/openai-compatible` 2 on a
+ * chat-completions responder, `@ai-sdk/anthropic` 3 and 4 on a Messages API responder speaking
+ * Anthropic's SSE events, the spec v3 and v4 mocks, and the agent the tests pause and resume on each
+ * — the model asks which cell line (AskUserQuestion), then notes the answer it was given.
  */
 import type { ServerResponse } from 'node:http';
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createAnthropic as createAnthropic4 } from '@ai-sdk/anthropic-4';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAI as createOpenAI4 } from '@ai-sdk/openai-4';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { type Agent, askUserQuestion, defineAgent } from '@turnkit/core';
-import { aiSdkModel } from '../../src/models/ai-sdk/model.js';
+import { type AiSdkLanguageModel, aiSdkModel } from '../../src/models/ai-sdk/model.js';
 import { mockModel } from './ai-sdk-mock.js';
 import { chunk, type ReceivedRequest, sendSse, usageChunk } from './chat-server.js';
 
-/** Which model the agent runs on. */
-export type ProviderKind = 'mock' | 'openai-compatible' | 'anthropic';
+/** A provider family, and the major of its package (`mock@4` is `MockLanguageModelV4`). */
+export type ProviderKind =
+  | 'mock@3'
+  | 'mock@4'
+  | 'openai@3'
+  | 'openai@4'
+  | 'openai-compatible@2'
+  | 'anthropic@3'
+  | 'anthropic@4';
+
+/** Every kind, for `describe.each`. */
+export const PROVIDER_KINDS: ProviderKind[] = [
+  'mock@3',
+  'mock@4',
+  'openai@3',
+  'openai@4',
+  'openai-compatible@2',
+  'anthropic@3',
+  'anthropic@4',
+];
+
+/** The family of a kind: what its fake server speaks, and the call id it gives. */
+export type ProviderFamily = 'mock' | 'openai' | 'anthropic';
+
+/** `openai` and `openai-compatible` speak chat completions; the others are their own family. */
+export function familyOf(kind: ProviderKind): ProviderFamily {
+  if (kind.startsWith('openai')) return 'openai';
+  return kind.startsWith('anthropic') ? 'anthropic' : 'mock';
+}
 
 /** The question the model asks, as its tool-call arguments. */
 export const QUESTION_ARGUMENTS = JSON.stringify({
@@ -22,9 +52,9 @@ export const QUESTION_ARGUMENTS = JSON.stringify({
 });
 
 /** The id each fake gives its AskUserQuestion call: it must survive the pause and the other process. */
-export const ASK_CALL_ID: Record<ProviderKind, string> = {
+export const ASK_CALL_ID: Record<ProviderFamily, string> = {
   mock: 'mock_ask_1',
-  'openai-compatible': 'call_ask_1',
+  openai: 'call_ask_1',
   anthropic: 'toolu_ask_1',
 };
 
@@ -38,25 +68,39 @@ export function providerAgent(kind: ProviderKind, baseURL = ''): Agent {
   });
 }
 
-function languageModel(kind: ProviderKind, baseURL: string): LanguageModelV3 {
-  if (kind === 'openai-compatible') {
-    return createOpenAICompatible({ name: 'lab', baseURL, apiKey: 'test-key', includeUsage: true }).chatModel(
-      'lab-model-1',
-    );
+/** A fresh model of the given kind, its provider pointed at `baseURL` (the mocks ignore it). */
+export function languageModel(kind: ProviderKind, baseURL: string): AiSdkLanguageModel {
+  const settings = { baseURL, apiKey: 'test-key' };
+  switch (kind) {
+    case 'openai-compatible@2':
+      return createOpenAICompatible({ name: 'lab', ...settings, includeUsage: true }).chatModel(
+        'lab-model-1',
+      );
+    case 'openai@3':
+      return createOpenAI(settings).chat('gpt-test-1');
+    case 'openai@4':
+      return createOpenAI4(settings).chat('gpt-test-1');
+    case 'anthropic@3':
+      return createAnthropic(settings)('claude-test-1');
+    case 'anthropic@4':
+      return createAnthropic4(settings)('claude-test-1');
   }
-  if (kind === 'anthropic') return createAnthropic({ baseURL, apiKey: 'test-key' })('claude-test-1');
-  return mockModel([
-    {
-      text: ['One moment.'],
-      calls: [{ id: ASK_CALL_ID.mock, name: 'AskUserQuestion', input: QUESTION_ARGUMENTS }],
-    },
-    (options) => {
-      const last = options.prompt.at(-1);
-      const part = last?.role === 'tool' ? last.content[0] : undefined;
-      const output = part?.type === 'tool-result' && part.output.type === 'text' ? part.output.value : '?';
-      return { text: ['Noted: ', output] };
-    },
-  ]);
+  const major = kind === 'mock@4' ? 4 : 3;
+  return mockModel(
+    [
+      {
+        text: ['One moment.'],
+        calls: [{ id: ASK_CALL_ID.mock, name: 'AskUserQuestion', input: QUESTION_ARGUMENTS }],
+      },
+      (options) => {
+        const last = options.prompt.at(-1);
+        const part = last?.role === 'tool' ? last.content[0] : undefined;
+        const output = part?.type === 'tool-result' && part.output.type === 'text' ? part.output.value : '?';
+        return { text: ['Noted: ', output] };
+      },
+    ],
+    major,
+  );
 }
 
 /** Chat completions: a streamed AskUserQuestion call, then, after a tool result, `Noted: <result>`. */
@@ -73,7 +117,7 @@ export function answerChat(request: ReceivedRequest, response: ServerResponse): 
     ]);
     return;
   }
-  const id = ASK_CALL_ID['openai-compatible'];
+  const id = ASK_CALL_ID.openai;
   const half = Math.floor(QUESTION_ARGUMENTS.length / 2);
   sendSse(response, [
     chunk({ role: 'assistant', content: '' }),

@@ -1,19 +1,9 @@
 /**
  * The translations `aiSdkModel` makes on every call: TurnKit's transcript (OpenAI chat format) and
- * tool specs into a provider-spec v3 prompt and tools, and a v3 result back into an OpenAI-style
- * assistant message. Tool-call ids cross both ways unchanged, so a tool result written in one
+ * tool specs into a provider-spec prompt and tools (the same in spec v3 and v4 for the parts TurnKit
+ * sends), and a result back into an OpenAI-style assistant message. Tool-call ids cross both ways unchanged, so a tool result written in one
  * process is matched to its call in another.
  */
-import type {
-  LanguageModelV3Content,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3ToolCallPart,
-  LanguageModelV3ToolResultOutput,
-  LanguageModelV3ToolResultPart,
-  LanguageModelV3Usage,
-} from '@ai-sdk/provider';
 import type {
   AssistantMessage,
   ChatMessage,
@@ -22,17 +12,25 @@ import type {
   ToolCall,
   ToolSpec,
 } from '@turnkit/core';
+import type {
+  JsonSchema,
+  SpecContent,
+  SpecFunctionTool,
+  SpecMessage,
+  SpecToolResultOutput,
+  SpecUsage,
+} from './model-spec.js';
 
 /** Every error result TurnKit gives a model starts so (DESIGN §6): providers may flag it as an error. */
 const ERROR_RESULT_PREFIX = '{"ok":false,';
 
 /**
- * The transcript as a v3 prompt: user text as a text part, an assistant's calls as `tool-call` parts
+ * The transcript as a prompt: user text as a text part, an assistant's calls as `tool-call` parts
  * (arguments parsed), consecutive tool messages as one `tool` message whose results carry the name
  * of the call they answer.
  */
-export function toPrompt(messages: readonly ChatMessage[]): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Prompt = [];
+export function toPrompt(messages: readonly ChatMessage[]): SpecMessage[] {
+  const prompt: SpecMessage[] = [];
   const toolNames = new Map<string, string>();
   for (const message of messages) {
     if (message.role === 'system') prompt.push({ role: 'system', content: message.content });
@@ -42,8 +40,8 @@ export function toPrompt(messages: readonly ChatMessage[]): LanguageModelV3Promp
       const converted = assistantMessage(message, toolNames);
       if (converted) prompt.push(converted);
     } else {
-      const part: LanguageModelV3ToolResultPart = {
-        type: 'tool-result',
+      const part = {
+        type: 'tool-result' as const,
         toolCallId: message.tool_call_id,
         toolName: toolNames.get(message.tool_call_id) ?? 'unknown',
         output: toolOutput(message.content),
@@ -60,8 +58,8 @@ export function toPrompt(messages: readonly ChatMessage[]): LanguageModelV3Promp
 function assistantMessage(
   message: AssistantMessage,
   toolNames: Map<string, string>,
-): LanguageModelV3Message | undefined {
-  const content: Array<{ type: 'text'; text: string } | LanguageModelV3ToolCallPart> = [];
+): SpecMessage | undefined {
+  const content: Extract<SpecMessage, { role: 'assistant' }>['content'] = [];
   if (message.content) content.push({ type: 'text', text: message.content });
   for (const call of message.tool_calls ?? []) {
     toolNames.set(call.id, call.function.name);
@@ -92,23 +90,23 @@ function parseArguments(text: string): Record<string, unknown> {
 }
 
 /** A tool message's text, exactly as written; error results as `error-text` (Anthropic's `is_error`). */
-function toolOutput(content: string): LanguageModelV3ToolResultOutput {
+function toolOutput(content: string): SpecToolResultOutput {
   return content.startsWith(ERROR_RESULT_PREFIX)
     ? { type: 'error-text', value: content }
     : { type: 'text', value: content };
 }
 
-/** OpenAI-shaped tool specs as v3 function tools. */
-export function toTools(specs: readonly ToolSpec[]): LanguageModelV3FunctionTool[] {
+/** OpenAI-shaped tool specs as function tools. */
+export function toTools(specs: readonly ToolSpec[]): SpecFunctionTool[] {
   return specs.map((spec) => ({
     type: 'function',
     name: spec.function.name,
     description: spec.function.description,
-    inputSchema: spec.function.parameters as LanguageModelV3FunctionTool['inputSchema'],
+    inputSchema: spec.function.parameters as JsonSchema,
   }));
 }
 
-/** A v3 tool call's `input` is JSON text; a provider that sends an object gets it serialized. */
+/** A tool call's `input` is JSON text (both specs); a provider that sends an object gets it serialized. */
 export function argumentsText(input: unknown): string {
   return typeof input === 'string' ? input : (JSON.stringify(input ?? {}) ?? '{}');
 }
@@ -123,7 +121,7 @@ export function toolCall(id: string, name: string, input: unknown): ToolCall {
  * kept with their ids; reasoning, sources, files and calls the provider executed itself are not part
  * of an OpenAI-format transcript and are left out.
  */
-export function fromContent(content: readonly LanguageModelV3Content[]): {
+export function fromContent(content: readonly SpecContent[]): {
   text: string;
   toolCalls: ToolCall[];
 } {
@@ -138,8 +136,8 @@ export function fromContent(content: readonly LanguageModelV3Content[]): {
   return { text, toolCalls };
 }
 
-/** v3's nested usage as TurnKit's; none when the provider reported no totals (e.g. a stream without usage). */
-export function toUsage(usage: LanguageModelV3Usage | undefined): ModelUsage | undefined {
+/** The specs' nested usage as TurnKit's; none when the provider reported no totals (e.g. a stream without usage). */
+export function toUsage(usage: SpecUsage | undefined): ModelUsage | undefined {
   const input = usage?.inputTokens?.total;
   const output = usage?.outputTokens?.total;
   if (input === undefined && output === undefined) return undefined;

@@ -182,7 +182,7 @@ export function toModelError(error: unknown, context: ModelCallContext, signal?:
   const kind = hasMarker(error, AI_SDK_ERROR) ? ` (${error.name})` : '';
   return new ModelError(
     `The ${provider} call for model "${modelId}" failed${kind}: ${clause(text)}. Check that the provider package ` +
-      'implements the AI SDK 6 provider spec (v3) and that its settings are valid.',
+      'implements provider spec v3 or v4 (AI SDK 6 or 7) and that its settings are valid.',
     { cause: error },
   );
 }

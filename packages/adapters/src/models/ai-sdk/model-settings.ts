@@ -1,16 +1,48 @@
 /**
- * What `request.settings` and `request.responseFormat` (DESIGN §23) become in provider-spec v3 call
- * options, over the settings given to `aiSdkModel` itself (the request's win, field by field;
- * `providerOptions` per provider key).
+ * What `request.settings` and `request.responseFormat` (DESIGN §23) become in provider-spec call
+ * options (the same fields in v3 and v4), over the settings given to `aiSdkModel` itself (the
+ * request's win, field by field; `providerOptions` per provider key).
  */
-import type { JSONSchema7, LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { ModelRequest, ModelSettings } from '@turnkit/core';
+import type { AiSdkProviderOptions, AiSdkToolChoice, JsonSchema } from './model-spec.js';
 
-/** The v3 call settings `aiSdkModel` passes on every call (all but what TurnKit sets itself). */
-export type AiSdkCallSettings = Omit<
-  LanguageModelV3CallOptions,
-  'prompt' | 'tools' | 'abortSignal' | 'includeRawChunks'
->;
+/**
+ * The call settings `aiSdkModel` passes on every call: the provider spec's call options (v3 and v4
+ * alike) but for what TurnKit sets itself (prompt, tools, abort signal).
+ */
+export interface AiSdkCallSettings {
+  /** Maximum tokens to generate. Anthropic models need it (without it the provider asks for the model's maximum). */
+  maxOutputTokens?: number;
+  /** Sampling temperature; the range depends on the provider. */
+  temperature?: number;
+  /** Text that stops the generation. */
+  stopSequences?: string[];
+  /** Nucleus sampling. */
+  topP?: number;
+  /** Sample only from the top K tokens. */
+  topK?: number;
+  /** Penalty for repeating what the prompt already holds. */
+  presencePenalty?: number;
+  /** Penalty for repeating the same words. */
+  frequencyPenalty?: number;
+  /** Seed for deterministic sampling, where the model supports it. */
+  seed?: number;
+  /** How the model picks a tool when the request has tools. Default `{ type: 'auto' }`. */
+  toolChoice?: AiSdkToolChoice;
+  /** Text or JSON output; an agent's `output` sets it per call. */
+  responseFormat?:
+    | { type: 'text' }
+    | { type: 'json'; schema?: JsonSchema; name?: string; description?: string };
+  /** Extra HTTP headers for HTTP-based providers. */
+  headers?: Record<string, string | undefined>;
+  /** Options per provider key, passed as given (`{ anthropic: { thinking: … } }`). */
+  providerOptions?: AiSdkProviderOptions;
+  /**
+   * The portable reasoning effort of provider spec v4 (AI SDK 7 providers). AI SDK 6 providers have
+   * no such setting: `aiSdkModel` refuses it for a v3 model (use that provider's `providerOptions`).
+   */
+  reasoning?: 'provider-default' | 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+}
 
 /** The call options from the adapter's defaults and the request's settings and output format. */
 export function callSettings(
@@ -32,27 +64,24 @@ export function callSettings(
   }
   if (request.responseFormat) {
     const { name, schema } = request.responseFormat;
-    merged.responseFormat = { type: 'json', schema: schema as JSONSchema7, name };
+    merged.responseFormat = { type: 'json', schema: schema as JsonSchema, name };
   }
   const providerOptions = mergeProviderOptions(
     defaults.providerOptions,
     parallelOption(settings.parallelToolCalls, provider),
-    settings.providerOptions as SharedV3ProviderOptions | undefined,
+    settings.providerOptions as AiSdkProviderOptions | undefined,
   );
   if (providerOptions) merged.providerOptions = providerOptions;
   return merged;
 }
 
 /**
- * `parallelToolCalls` has no v3 call setting: the providers that know it read it from their own
- * options — `@ai-sdk/openai` as `openai.parallelToolCalls`, `@ai-sdk/anthropic` as
- * `anthropic.disableParallelToolUse`. Other providers get nothing (pass their own option in
- * `providerOptions`).
+ * `parallelToolCalls` has no call setting in either spec: the providers that know it read it from
+ * their own options — `@ai-sdk/openai` as `openai.parallelToolCalls`, `@ai-sdk/anthropic` as
+ * `anthropic.disableParallelToolUse` (the same keys in their AI SDK 6 and 7 lines). Other providers
+ * get nothing (pass their own option in `providerOptions`).
  */
-function parallelOption(
-  parallel: boolean | undefined,
-  provider: string,
-): SharedV3ProviderOptions | undefined {
+function parallelOption(parallel: boolean | undefined, provider: string): AiSdkProviderOptions | undefined {
   if (parallel === undefined) return undefined;
   if (provider.startsWith('openai.')) return { openai: { parallelToolCalls: parallel } };
   if (provider.startsWith('anthropic.')) return { anthropic: { disableParallelToolUse: !parallel } };
@@ -61,9 +90,9 @@ function parallelOption(
 
 /** Later options over earlier ones, per provider key. */
 function mergeProviderOptions(
-  ...layers: Array<SharedV3ProviderOptions | undefined>
-): SharedV3ProviderOptions | undefined {
-  let merged: SharedV3ProviderOptions | undefined;
+  ...layers: Array<AiSdkProviderOptions | undefined>
+): AiSdkProviderOptions | undefined {
+  let merged: AiSdkProviderOptions | undefined;
   for (const layer of layers) {
     if (!layer) continue;
     merged ??= {};

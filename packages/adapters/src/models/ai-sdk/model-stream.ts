@@ -1,12 +1,13 @@
 /**
- * Reads a provider-spec v3 stream (`doStream`) into one assistant message: text deltas go to
+ * Reads a provider-spec stream (`doStream`, v3 or v4) into one assistant message: text deltas go to
  * `onDelta` as they arrive, tool calls are taken from their `tool-call` parts (or assembled from
- * their input deltas when a provider sends no final part), usage from `finish`. An `error` part, or
- * a stream that ends without `finish`, is a failure; an abort cancels the stream at once.
+ * their input deltas when a provider sends no final part), usage from `finish`. An `error` part, a
+ * stream that ends without `finish`, or a v4 `finish` marked `interrupted` (the provider saw the
+ * stream end without a completion signal) is a failure; an abort cancels the stream at once.
  */
-import type { LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import type { ModelResponse, ToolCall } from '@turnkit/core';
 import { argumentsText, toolCall, toResponse, toUsage } from './model-convert.js';
+import type { SpecStreamPart, SpecUsage } from './model-spec.js';
 
 /** An `error` part of the stream: what the provider reported, raw (often `{ type, message }`). */
 export class StreamPartError extends Error {
@@ -16,7 +17,10 @@ export class StreamPartError extends Error {
   }
 }
 
-/** A stream that ended with no `finish` part and no error: the connection was cut. */
+/**
+ * A stream that ended with no `finish` part and no error, or whose v4 `finish` says `interrupted`:
+ * the connection was cut, and the answer may be missing its end.
+ */
 export class StreamEndedError extends Error {
   override name = 'StreamEndedError';
   constructor() {
@@ -38,7 +42,7 @@ interface PartialCall {
 
 /** Reads the stream to its `finish`, or throws; an aborted `signal` cancels it (the caller throws the abort). */
 export async function readStream(
-  stream: ReadableStream<LanguageModelV3StreamPart>,
+  stream: ReadableStream<SpecStreamPart>,
   onDelta: ((text: string) => void) | undefined,
   signal: AbortSignal | undefined,
   progress: StreamProgress,
@@ -47,7 +51,7 @@ export async function readStream(
   const cancel = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener('abort', cancel, { once: true });
   let text = '';
-  let usage: LanguageModelV3Usage | undefined;
+  let usage: SpecUsage | undefined;
   let finished = false;
   // Ordered by first appearance, as the model wrote them.
   const calls = new Map<string, PartialCall>();
@@ -79,6 +83,9 @@ export async function readStream(
           });
           break;
         case 'finish':
+          // AI SDK 7 providers end a cut stream with this finish; AI SDK 6 ones say `other`, which
+          // cannot be told from a whole answer.
+          if (part.finishReason?.unified === 'interrupted') throw new StreamEndedError();
           usage = part.usage;
           finished = true;
           break;

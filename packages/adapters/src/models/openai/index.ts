@@ -1,3 +1,3 @@
 /** @turnkit/adapters/openai — the OpenAI Chat Completions model adapter (loads `openai`). */
-export type { OpenAIModelOptions } from './openai.js';
+export type { OpenAIClient, OpenAIModelOptions } from './openai.js';
 export { openAIModel } from './openai.js';

@@ -1,11 +1,44 @@
 /**
  * Turns whatever the `openai` client throws into a core `ModelError` whose message says what to do,
  * or into an `AbortError` when the caller aborted, so the loop reports `aborted` and not `failed`.
+ * The client's errors are known by the classes of the `openai` copy that made the client: a client
+ * of openai 7 passed beside an openai 6 install (or of a second copy of either) throws errors that
+ * are no `instanceof` this module's imports.
  */
 
 import { ModelError } from '@turnkit/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { credentialsPublicMessage, statusMessage } from '../model-error-text.js';
+
+/** The error classes of one copy of `openai` (each `OpenAI` class carries them as statics). */
+export interface OpenAIErrorClasses {
+  APIError: abstract new (...args: never[]) => Error & { status?: number };
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+}
+
+const IMPORTED: OpenAIErrorClasses = { APIError, APIConnectionError, APIConnectionTimeoutError };
+
+/**
+ * The error classes to test a client's failures against: those of the client's own `openai` copy
+ * (the statics of its constructor, inherited by `AzureOpenAI`), and this module's import.
+ */
+export function errorClassesOf(client: object): OpenAIErrorClasses[] {
+  const own = client.constructor as Partial<OpenAIErrorClasses> | undefined;
+  if (
+    typeof own?.APIError === 'function' &&
+    typeof own.APIConnectionError === 'function' &&
+    typeof own.APIConnectionTimeoutError === 'function' &&
+    own.APIError !== APIError
+  ) {
+    return [own as OpenAIErrorClasses, IMPORTED];
+  }
+  return [IMPORTED];
+}
+
+function isA(error: unknown, classes: OpenAIErrorClasses[], kind: keyof OpenAIErrorClasses): boolean {
+  return classes.some((copy) => error instanceof copy[kind]);
+}
 
 /** What the messages mention: which model, where, and how hard the client tried. */
 export interface CallContext {
@@ -14,6 +47,8 @@ export interface CallContext {
   /** Requests sent for a retried failure: the client's maxRetries + 1. */
   attempts: number;
   timeoutMs: number;
+  /** The error classes of the client's `openai` copy (and this module's). */
+  errorClasses: OpenAIErrorClasses[];
 }
 
 /**
@@ -42,22 +77,24 @@ export function toModelError(error: unknown, context: CallContext, signal?: Abor
   if (signal?.aborted) return abortError(signal, error);
   if (error instanceof ModelError) return error;
   const tries = context.attempts === 1 ? '1 attempt' : `${context.attempts} attempts`;
-  if (error instanceof APIConnectionTimeoutError) {
+  if (isA(error, context.errorClasses, 'APIConnectionTimeoutError')) {
     return new ModelError(
       `No answer from ${context.baseURL} within ${context.timeoutMs} ms (${tries}). Raise timeoutMs, or check ` +
         'that the server is up and not overloaded; then retry the turn.',
       { cause: error },
     );
   }
-  if (error instanceof APIConnectionError) {
-    const reason = error.cause instanceof Error ? error.cause.message : error.message;
+  if (isA(error, context.errorClasses, 'APIConnectionError')) {
+    const cause = (error as Error).cause;
+    const reason = cause instanceof Error ? cause.message : (error as Error).message;
     return new ModelError(
       `Could not reach ${context.baseURL} (${tries}): ${reason}. Check baseURL and that the server is running ` +
         'and reachable from this machine.',
       { cause: error },
     );
   }
-  if (error instanceof APIError && typeof error.status === 'number') {
+  if (isA(error, context.errorClasses, 'APIError') && typeof (error as APIError).status === 'number') {
+    const { status, message } = error as APIError & { status: number };
     const { model, baseURL } = context;
     const words = {
       who: 'The server',
@@ -69,9 +106,9 @@ export function toModelError(error: unknown, context: CallContext, signal?: Abor
       key: `Check OPENAI_API_KEY (or the apiKey option): it must be a valid key for ${baseURL}.`,
       notFound: `Check the model name "${model}" and the baseURL ${baseURL} (OpenAI-compatible servers usually serve /v1).`,
     };
-    const publicMessage = credentialsPublicMessage(error.status);
-    return new ModelError(statusMessage(error.status, error.message, words), {
-      status: error.status,
+    const publicMessage = credentialsPublicMessage(status);
+    return new ModelError(statusMessage(status, message, words), {
+      status,
       cause: error,
       ...(publicMessage ? { publicMessage } : {}),
     });

@@ -1,7 +1,8 @@
 /**
  * `openAIModel(...)`: the ModelAdapter for OpenAI and every server speaking its Chat Completions API
- * (vLLM, Ollama, OpenRouter, LM Studio…), on the official `openai` client. Streams text deltas,
- * assembles streamed tool-call fragments, and maps failures to `ModelError`.
+ * (vLLM, Ollama, OpenRouter, LM Studio…), on the official `openai` client, major 6 or 7 (7 changed
+ * nothing the adapter uses but the Node floor). Streams text deltas, assembles streamed tool-call
+ * fragments, and maps failures to `ModelError`.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -20,15 +21,38 @@ import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { abortError, type CallContext, malformedResponse, toModelError } from './openai-errors.js';
+import {
+  abortError,
+  type CallContext,
+  errorClassesOf,
+  malformedResponse,
+  toModelError,
+} from './openai-errors.js';
 import { settingsBody } from './openai-settings.js';
+
+/**
+ * The part of an `openai` client that {@link openAIModel} uses: an `OpenAI` (or `AzureOpenAI`)
+ * instance of openai 6 or 7. Structural, so a client made by another copy of `openai` than the one
+ * TurnKit resolves (openai 7 in the app beside a dependency's openai 6) type-checks too; `create` is
+ * called with a Chat Completions body, the same in both majors.
+ */
+export interface OpenAIClient {
+  /** Where requests go; named in error messages. */
+  readonly baseURL: string;
+  /** The client's retries, counted in error messages when `maxRetries` is not given. */
+  readonly maxRetries: number;
+  /** The client's timeout in ms, named in timeout messages when `timeoutMs` is not given. */
+  readonly timeout: number;
+  /** `client.chat.completions.create(body, options)`. */
+  readonly chat: { readonly completions: { create(body: never, options?: never): PromiseLike<unknown> } };
+}
 
 /** Options of {@link openAIModel}. */
 export interface OpenAIModelOptions {
   /** The model name, e.g. `'gpt-4.1-mini'` (or whatever your compatible server serves). */
   model: string;
-  /** A client you configured yourself; `apiKey` and `baseURL` are then ignored. */
-  client?: OpenAI;
+  /** A client you configured yourself (`new OpenAI(…)` of openai 6 or 7); `apiKey` and `baseURL` are then ignored. */
+  client?: OpenAIClient;
   /** Default: the `OPENAI_API_KEY` environment variable. Local servers accept any non-empty string. */
   apiKey?: string;
   /** Default: `OPENAI_BASE_URL` or OpenAI's. For compatible servers, e.g. `http://localhost:11434/v1`. */
@@ -75,12 +99,14 @@ interface PartialToolCall {
  */
 export function openAIModel(options: OpenAIModelOptions): ModelAdapter {
   const { model, stream = true, temperature, maxRetries, timeoutMs, extraBody } = options;
-  const client = options.client ?? createClient(options);
+  // Typed as this package's `openai` for the calls: both majors take and return the same shapes.
+  const client = (options.client as OpenAI | undefined) ?? createClient(options);
   const context: CallContext = {
     model,
     baseURL: client.baseURL,
     attempts: (maxRetries ?? client.maxRetries) + 1,
     timeoutMs: timeoutMs ?? client.timeout,
+    errorClasses: errorClassesOf(client),
   };
 
   return {
