@@ -11,7 +11,7 @@
  *   `models/ai-sdk/`, apart from this protocol, and is re-exported here for the subpath).
  */
 
-export type { AiSdkCallSettings, AiSdkModelOptions } from '../../models/ai-sdk/index.js';
+export type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkModelOptions } from '../../models/ai-sdk/index.js';
 export { aiSdkModel } from '../../models/ai-sdk/index.js';
 export type { UIFinishReason, UIMessageChunk } from './chunks.js';
 export { UI_MESSAGE_STREAM_HEADERS } from './chunks.js';
