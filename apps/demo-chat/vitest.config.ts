@@ -30,6 +30,13 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // The browser tests play whole runs through the page.
     testTimeout: 60_000,
+    // Its files mostly wait (on servers, child processes, leases, a browser): vitest's default of
+    // one worker per spare core (one, on two cores) runs them one after another; three overlap the
+    // waiting. Measured on two cores with `npm run test:timings` (docs/architecture/repository.md).
+    maxWorkers: 3,
     hookTimeout: 120_000,
+    // A poll waits for what the page shows; on a busy 2-core machine (other suites beside this one)
+    // the page can take longer than vitest's default second to show it.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

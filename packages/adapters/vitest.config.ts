@@ -20,6 +20,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The 5 MB snapshots and the cross-process race take a few seconds on a 2-core machine.
     testTimeout: 30_000,
+    // Its files mostly wait (on servers, child processes, leases, a browser): vitest's default of
+    // one worker per spare core (one, on two cores) runs them one after another; three overlap the
+    // waiting. Measured on two cores with `npm run test:timings` (docs/architecture/repository.md).
+    maxWorkers: 3,
     hookTimeout: 30_000,
   },
 });
