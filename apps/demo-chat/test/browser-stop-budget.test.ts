@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { ARTIFACTS, available, withChromium } from './chromium.js';
 import { withChatServer } from './helpers.js';
 
-const stopping = withChatServer({ countMs: 1500 });
+// Stop must land while the count runs: 4 s leaves room for a page that shows the tool late on a
+// busy machine (at 1.5 s the turn sometimes ended before the click, and no Stop was there to test).
+const stopping = withChatServer({ countMs: 4000 });
 const budgeted = withChatServer({ budget: { steps: 3 }, countMs: 50 });
 const openPage = withChromium();
 
@@ -51,9 +53,9 @@ describe.skipIf(!available)('Stop and the budget on the useChat page in Chromium
       await send(page, 'count the vials please');
       await expect.poll(() => logText(page)).toContain('count_vials');
       await stop.click();
-      // The turn ends once the running count has finished (up to its 1.5 s), past the poll's default 1 s.
+      // The turn ends once the running count has finished (up to its 4 s), past the poll's default 1 s.
       await expect
-        .poll(() => page.locator('.turn-end').textContent(), { timeout: 10_000 })
+        .poll(() => page.locator('.turn-end').textContent(), { timeout: 15_000 })
         .toMatch(/^Stopped: /);
       expect(await stop.count()).toBe(0);
       const run = await runOf(page, stopping.server().url);

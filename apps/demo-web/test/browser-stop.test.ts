@@ -9,7 +9,9 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { available, send, useBrowser, VIEWPORTS } from './chromium.js';
 
-const { openPage, server } = useBrowser({ countMs: 1500 });
+// Stop must land while the count runs: 4 s leaves room for a page that shows the tool late on a
+// busy machine (at 1.5 s the turn sometimes ended before the click, and no Stop was there to test).
+const { openPage, server } = useBrowser({ countMs: 4000 });
 
 /** The run the page shows, read from the API. */
 async function runOf(page: Page): Promise<{ status: string; messages: { role: string; content: string }[] }> {
