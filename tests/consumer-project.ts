@@ -46,6 +46,41 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /**
+ * Writes `tsconfig.<name>.json` in `dir`: a user's strict project under `moduleResolution`
+ * `resolution` (`module` to match), checking `files`. With `libCheck` the declarations installed in
+ * the project (TurnKit's first) are type-checked too, not only used.
+ */
+export async function writeTsconfig(
+  dir: string,
+  name: string,
+  {
+    resolution,
+    module,
+    files,
+    libCheck = false,
+  }: {
+    resolution: string;
+    module: string;
+    files: string[];
+    libCheck?: boolean;
+  },
+): Promise<string> {
+  const config = `tsconfig.${name}.json`;
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'es2022',
+    module,
+    moduleResolution: resolution,
+    lib: ['es2022', 'dom'],
+    types: ['node'],
+    skipLibCheck: !libCheck,
+  };
+  await writeFile(join(dir, config), JSON.stringify({ compilerOptions, files }));
+  return config;
+}
+
+/**
  * Makes a `type: module` project in a temporary folder named after `name`, with `dependencies` in
  * its `package.json`, installs the tarballs beside them with a plain `npm install`, and writes the
  * README's examples ({@link README_FILES}). Rejects with npm's output when the install fails.

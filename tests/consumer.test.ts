@@ -18,6 +18,7 @@ import {
   createConsumerProject,
   README_FILES,
   workspaceVersion,
+  writeTsconfig,
 } from './consumer-project.js';
 import { freePort } from './free-port.js';
 
@@ -162,23 +163,11 @@ describe('a project that installs the packed packages', () => {
   ])(
     'type-checks the README code under moduleResolution %s',
     async (resolution, module) => {
-      const config = `tsconfig.${resolution}.json`;
-      await writeFile(
-        join(project.dir, config),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            target: 'es2022',
-            module,
-            moduleResolution: resolution,
-            lib: ['es2022', 'dom'],
-            types: ['node'],
-            skipLibCheck: true,
-          },
-          files: [...Object.keys(README_FILES), 'chat/frontend-server.ts', 'chat/agent.ts', 'chat/client.ts'],
-        }),
-      );
+      const config = await writeTsconfig(project.dir, resolution, {
+        resolution,
+        module,
+        files: [...Object.keys(README_FILES), 'chat/frontend-server.ts', 'chat/agent.ts', 'chat/client.ts'],
+      });
       const result = await project
         .run('npx', ['tsc', '-p', config])
         .catch((error: { stdout: string }) => error);

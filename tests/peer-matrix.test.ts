@@ -8,7 +8,7 @@
  * `aiSdkModel`, `redisStore` with `bullmqQueue`, and `postgresStore`, and an MCP tool's
  * `input_required` → value cycle through `mcpTools`.
  */
-import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,6 +16,7 @@ import {
   createConsumerProject,
   README_FILES,
   workspaceVersion,
+  writeTsconfig,
 } from './consumer-project.js';
 import { nodeBinary } from './node-binaries.js';
 import { root } from './packed.js';
@@ -103,6 +104,9 @@ function projectOf(column: ColumnName): Promise<ConsumerProject> {
       const dependencies: Record<string, string> = {
         ...COLUMNS[column],
         'typescript-7': 'npm:typescript@^7.0.0',
+        // @ai-sdk/provider's declarations import 'json-schema' without depending on its types: a
+        // project that checks its libraries' declarations (as this one does) installs them.
+        '@types/json-schema': '^7.0.15',
       };
       for (const name of TOOLS) dependencies[name] = await workspaceVersion(name);
       const made = await createConsumerProject(`matrix-${column}`, dependencies);
@@ -195,23 +199,14 @@ describe.each(['lowest', 'highest'] as const)('the %s majors of the peers', (col
     'type-check under TypeScript %s, moduleResolution %s',
     async (version, resolution, pkg, module) => {
       const project = await projectOf(column);
-      const config = `tsconfig.${pkg}.${resolution}.json`;
-      await writeFile(
-        join(project.dir, config),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            target: 'es2022',
-            module,
-            moduleResolution: resolution,
-            lib: ['es2022', 'dom'],
-            types: ['node'],
-            skipLibCheck: true,
-          },
-          files: CHECKED_FILES,
-        }),
-      );
+      // libCheck: TurnKit's own declarations are checked under each TypeScript, beside each column's
+      // peers, not only used (skipLibCheck would pass a .d.ts that names a type a peer lacks).
+      const config = await writeTsconfig(project.dir, `${pkg}.${resolution}`, {
+        resolution,
+        module,
+        files: CHECKED_FILES,
+        libCheck: true,
+      });
       const installed = JSON.parse(
         await readFile(join(project.dir, 'node_modules', pkg, 'package.json'), 'utf8'),
       );
