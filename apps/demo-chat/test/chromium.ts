@@ -1,6 +1,6 @@
 /**
  * Headless Chromium driven by playwright-core, as the web demo's browser tests have it, except that
- * the browser is the test run's one (launched by the global setup, `chromium-server.ts`): each file
+ * the browser is the test run's one (launched by the global setup, with the web demo's `chromium-server.ts`): each file
  * connects to it, and each test's pages open in fresh contexts (their own storage, like another
  * browser), closed after the test, whose uncaught errors and console errors fail it. Without
  * Chromium the tests are skipped with a notice, except under CI=true, where they fail. Screenshots
@@ -8,11 +8,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { available } from '@turnkit/demo-web/chromium-server';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
-import { available } from './chromium-server.js';
 
-export { available } from './chromium-server.js';
+export { available } from '@turnkit/demo-web/chromium-server';
 export const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 
 /** Opens `url` in a fresh context, in a window of `viewport` (default 900×1200). */

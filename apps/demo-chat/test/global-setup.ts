@@ -9,10 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserServer, chromium } from 'playwright-core';
+import { launchRunChromium } from '@turnkit/demo-web/chromium-server';
 import type { TestProject } from 'vitest/node';
 import { buildPage } from '../build/ai-sdk-major.js';
-import { available, LAUNCH_OPTIONS, MISSING } from './chromium-server.js';
 import { AI_SDK_6_BUNDLE_DIR } from './pages.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -28,12 +27,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   await buildPage(6, AI_SDK_6_BUNDLE_DIR);
 
-  let browser: BrowserServer | undefined;
-  if (available) browser = await chromium.launchServer(LAUNCH_OPTIONS);
-  else if (process.env.CI === 'true') throw new Error(MISSING);
-  else console.warn(`[demo-chat] skipping the browser tests. ${MISSING}`);
-  project.provide('chromiumEndpoint', browser?.wsEndpoint() ?? '');
-  return async () => {
-    await browser?.close();
-  };
+  return launchRunChromium(project, 'demo-chat');
 }

@@ -4,7 +4,6 @@
  * errors fail the test, and the locators the cards need. Without Chromium the tests are skipped
  * with a notice, except under CI=true, where they fail. Screenshots go to test-artifacts/.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,16 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { type DemoOptions, type DemoServer, startDemoServer } from '../src/server.js';
+import { available } from './chromium-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { available } from './chromium-server.js';
 export const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
-/** Whether Chromium is there; the suites are `describe.skipIf(!available)`. */
-export const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`;
-  if (process.env.CI === 'true') throw new Error(message);
-  console.warn(`[demo-web] skipping the browser test. ${message}`);
-}
 
 /** A window size. */
 export interface Viewport {
