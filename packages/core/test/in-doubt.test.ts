@@ -18,55 +18,7 @@ import {
   TurnkitError,
 } from '../src/index.js';
 import { expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const leaseMs = 60;
-
-/** Resolves when the first run of a charge agent's tool (by its `runs` list) is inside `execute`. */
-const entered = new WeakMap<string[], () => void>();
-
-/** A charge tool whose first run never ends (its worker is as good as dead); later runs return. */
-function chargeAgent(policy: InDoubtPolicy<{ amount: number }, unknown> | undefined, runs: string[]) {
-  const charge = defineTool({
-    name: 'charge',
-    description: 'Charge the card',
-    input: z.object({ amount: z.number() }),
-    ...(policy !== undefined ? { onInDoubt: policy } : {}),
-    execute: async ({ amount }, ctx) => {
-      runs.push(ctx.idempotencyKey);
-      if (runs.length === 1) {
-        entered.get(runs)?.();
-        await new Promise(() => undefined);
-      }
-      return { charged: amount };
-    },
-  });
-  return makeAgent(
-    [
-      { toolCalls: [{ id: 'call_charge', name: 'charge', arguments: { amount: 5 } }] },
-      (request) => `Done: ${request.messages.at(-1)?.content}`,
-    ],
-    { tools: [charge] },
-  );
-}
-
-/** Starts a run on a worker that stalls in `execute` and stops renewing; returns its run id once its lease lapsed. */
-async function stalledRun(
-  agent: ReturnType<typeof chargeAgent>,
-  store: SnapshotStore,
-  runs: string[],
-): Promise<string> {
-  const dead: SnapshotStore = { ...store, renew: () => Promise.reject(new Error('ETIMEDOUT')) };
-  const runId = `run_in_doubt_${Math.random().toString(36).slice(2)}`;
-  const inside = new Promise<void>((resolve) => entered.set(runs, resolve));
-  void createSessions({ agent, store: dead, leaseMs })
-    .start({ input: 'charge 5', runId })
-    .catch(() => undefined);
-  await inside;
-  // Its lease lapses on the store's clock (it renews no more).
-  while ((await store.get(runId))?.lease?.live) await sleep(leaseMs / 4);
-  return runId;
-}
+import { chargeAgent, entered, leaseMs, stalledRun } from './in-doubt-fixtures.js';
 
 /** A run taken over with its charge call in doubt under the `ask` policy: paused on the in_doubt interaction. */
 async function askedInDoubt() {
@@ -331,7 +283,7 @@ describe('tools in doubt', () => {
     ).toThrow(/onInDoubt/);
   });
 
-  it('an abort in one worker is not a takeover: the retried call runs again with no in-doubt event', async () => {
+  it('an abort mid-tool leaves the call in doubt: the retry applies its onInDoubt (DESIGN §21, every path)', async () => {
     const runs: string[] = [];
     const store = memoryStore();
     const agent = chargeAgent('ask', runs);
@@ -344,9 +296,11 @@ describe('tools in doubt', () => {
     controller.abort();
     const aborted = await started;
     expect(aborted.status).toBe('aborted');
+    // Its execute was cut off, not known to have ended: it may or may not have charged.
     const result = await sessions.retry(aborted.runId);
-    expect(result.status).toBe('completed');
-    expect(inDoubtEvents(result)).toEqual([]);
-    expect(runs).toHaveLength(2);
+    expect(result.status).toBe('needs_input');
+    expect(result.pendingQuestion).toMatchObject({ kind: 'in_doubt', toolName: 'charge' });
+    expect(inDoubtEvents(result)).toMatchObject([{ toolCallId: 'call_charge', policy: 'ask' }]);
+    expect(runs).toHaveLength(1);
   });
 });

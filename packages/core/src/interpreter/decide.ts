@@ -211,7 +211,7 @@ export function decide(
         `Interaction ${interaction.id} asks whether ${interaction.toolName} should run again after its worker stopped: only sessions (createSessions, or the handler in store mode) answer it, since only they record tools started. Send the response through them.`,
       );
     }
-    const decided = run.doubt.decide(interaction, response, at);
+    const decided = run.doubt.decide(interaction, response, at, run.options.principal);
     if (!decided) throw wrongKind(interaction, response.type);
     return decided;
   }

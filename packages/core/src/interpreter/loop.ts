@@ -4,7 +4,7 @@
  */
 import { ModelError, publicModelMessage } from '../errors.js';
 import { COMPACT } from '../keys.js';
-import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
+import { inDoubtSupersededResult, pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
 import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
@@ -258,8 +258,9 @@ export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
   const at = nowIso(run);
   const before = pendingInteractions(run.state.context);
   send(run, { type: 'USER_MESSAGE', messages, maxSteps: run.agent.maxSteps, at });
-  for (const { id, toolCallId, kind } of before) {
-    emitResolved(run, { id, toolCallId, kind, resolution: 'superseded', at }, SUPERSEDED_RESULT);
+  for (const { id, toolCallId, toolName, kind } of before) {
+    const result = kind === 'in_doubt' ? inDoubtSupersededResult(toolName) : SUPERSEDED_RESULT;
+    emitResolved(run, { id, toolCallId, kind, resolution: 'superseded', at }, result);
   }
   for (const interaction of before) {
     const { id, toolCallId, kind } = interaction;

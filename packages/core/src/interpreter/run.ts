@@ -126,6 +126,7 @@ export interface DoubtHandling {
     interaction: StoredInteraction,
     response: { type: string; value?: unknown; rationale?: string; reason?: string },
     at: string,
+    principal?: string,
   ): Resolution | undefined;
 }
 

@@ -216,7 +216,7 @@ async function runCall(
     return outcome;
   }
   // Only sessions mark calls in doubt, and they hand in run.doubt (DESIGN §21).
-  if (stepCall.inDoubt === true && run.doubt?.isInDoubt(stepCall, tool)) {
+  if (stepCall.inDoubt && run.doubt?.isInDoubt(stepCall, tool)) {
     const handled = await run.doubt.outcome(run, tool, stepCall, call);
     if (handled) return handled;
   }

@@ -13,6 +13,7 @@ import type {
   LoopContext,
   ParkedChild,
   Resolution,
+  ResolvedRecord,
   StepCall,
   StepOutcome,
   StoredInteraction,
@@ -23,6 +24,62 @@ export const SUPERSEDED_RESULT = toolErrorResult(
   'superseded_by_user_message',
   'The user sent a new message instead of answering; this call was dropped. Read the new message and continue from it.',
 );
+
+/**
+ * A call that may or may not have run (DESIGN §21): started by a worker that stopped, with no result
+ * yet, its policy still to apply (sessions mark it `inDoubt`).
+ */
+export const isInDoubtCall = (call: StepCall): boolean =>
+  call.inDoubt !== undefined &&
+  call.inDoubt !== false &&
+  (call.status === 'queued' || call.status === 'approved');
+
+/**
+ * The result of a call in doubt that a new user message left undecided: never "dropped", since it
+ * may have run (a payment may have gone through).
+ */
+export const inDoubtSupersededResult = (toolName: string): string =>
+  toolErrorResult(
+    'tool_in_doubt',
+    `${toolName} was running when its worker stopped, and it may or may not have run; the user sent a new message instead of deciding whether to run it again. Check whether its effect happened before calling it again.`,
+  );
+
+/** The result a call gets when a new user message replaces its open interaction (or what it was to run). */
+function supersededResult(call: StepCall): string {
+  const doubted = isInDoubtCall(call) || (call.status === 'pending' && call.interaction?.kind === 'in_doubt');
+  return doubted ? inDoubtSupersededResult(call.toolName) : SUPERSEDED_RESULT;
+}
+
+/**
+ * The step after a user message replaced its open calls: each gets its one result, and their open
+ * interactions are recorded superseded. With `keepInDoubt`, calls in doubt stay open, to be settled
+ * by their tool's `onInDoubt` before the message joins the transcript.
+ */
+export function supersededStep(
+  step: StepCall[],
+  at: string,
+  keepInDoubt: boolean,
+): { step: StepCall[]; records: ResolvedRecord[] } {
+  const records: ResolvedRecord[] = [];
+  const next = step.map((call): StepCall => {
+    if (call.status === 'done' || (keepInDoubt && isInDoubtCall(call))) return call;
+    const open = call.child
+      ? pendingInteractions(call.child.context)
+      : call.interaction
+        ? [call.interaction]
+        : [];
+    for (const { id, kind, toolCallId } of call.status === 'pending' ? open : []) {
+      records.push({ id, kind, toolCallId, resolution: 'superseded', at });
+    }
+    return {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      status: 'done',
+      result: supersededResult(call),
+    };
+  });
+  return { step: next, records };
+}
 
 /** Interactions waiting for a human, in call order, including those of paused sub-agents. */
 export function pendingInteractions(context: LoopContext): StoredInteraction[] {

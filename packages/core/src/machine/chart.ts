@@ -26,6 +26,18 @@ export interface ChartState {
   always?: ChartEdge | ChartEdge[];
 }
 
+/**
+ * A user message where a step may be open: calls in doubt (DESIGN §21) settle first, the message
+ * held until their results are in; otherwise every open call is superseded and the model reads it.
+ */
+const SUPERSEDING: ChartEdge[] = [
+  { guard: 'hasCallsInDoubt', target: 'settling', actions: ['resetStepBudget', 'holdMessages'] },
+  {
+    target: 'callingModel',
+    actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
+  },
+];
+
 /** The chart of the loop, by state. */
 export const CHART: Record<LoopStateName, ChartState> = {
   idle: {
@@ -71,10 +83,7 @@ export const CHART: Record<LoopStateName, ChartState> = {
         { guard: 'budgetRefused', target: 'budgetExceeded', actions: 'applyResolutions' },
         { target: 'settling', actions: ['resetStepBudget', 'applyResolutions'] },
       ],
-      USER_MESSAGE: {
-        target: 'callingModel',
-        actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
-      },
+      USER_MESSAGE: SUPERSEDING,
     },
   },
   completed: {
@@ -94,20 +103,14 @@ export const CHART: Record<LoopStateName, ChartState> = {
   },
   aborted: {
     on: {
-      USER_MESSAGE: {
-        target: 'callingModel',
-        actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
-      },
+      USER_MESSAGE: SUPERSEDING,
       RETRY: { target: 'settling', actions: 'resetStepBudget' },
     },
   },
   // Like aborted: an open step stays open until a new message supersedes it or a retry runs it.
   budgetExceeded: {
     on: {
-      USER_MESSAGE: {
-        target: 'callingModel',
-        actions: ['resetStepBudget', 'supersedeOpenCalls', 'flushStepResults', 'appendMessages'],
-      },
+      USER_MESSAGE: SUPERSEDING,
       RETRY: { target: 'settling', actions: 'resetStepBudget' },
     },
   },

@@ -24,6 +24,7 @@ export const agentMachine = setup({
     hasRunnableCalls: ({ context }) => guards.hasRunnableCalls(context),
     hasPendingInteractions: ({ context }) => guards.hasPendingInteractions(context),
     awaitsBudget: ({ context }) => guards.awaitsBudget(context),
+    hasCallsInDoubt: ({ context }) => guards.hasCallsInDoubt(context),
     budgetRefused: ({ context, event }) => guards.budgetRefused(context, event),
   },
   actions: {
@@ -39,6 +40,7 @@ export const agentMachine = setup({
     applyResolutions: assign(({ context, event }) => updates.applyResolutions(context, event)),
     pauseForBudget: assign(({ context, event }) => updates.pauseForBudget(context, event)),
     supersedeOpenCalls: assign(({ context, event }) => updates.supersedeOpenCalls(context, event)),
+    holdMessages: assign(({ context, event }) => updates.holdMessages(context, event)),
     flushStepResults: assign(({ context }) => updates.flushStepResults(context)),
   },
 }).createMachine({

@@ -9,7 +9,7 @@
  * that the context does not keep.
  */
 import type { BudgetLimits, ToolMessage } from '../types.js';
-import { pendingInteractions, SUPERSEDED_RESULT, withOutcome, withParked, withResolution } from './calls.js';
+import { isInDoubtCall, supersededStep, withOutcome, withParked, withResolution } from './calls.js';
 import type { LoopContext, LoopEvent, Resolution, ResolvedRecord, StepCall } from './state.js';
 
 /** The machine's guards: which transition of a state an event (or no event) takes. */
@@ -24,6 +24,7 @@ export const guards = {
   hasPendingInteractions: (context: LoopContext) =>
     context.budgetPause !== undefined || (context.step?.some((call) => call.status === 'pending') ?? false),
   awaitsBudget: (context: LoopContext) => context.budgetPause !== undefined,
+  hasCallsInDoubt: (context: LoopContext) => context.step?.some(isInDoubtCall) ?? false,
   budgetRefused: (_context: LoopContext, event: LoopEvent) =>
     event.type === 'RESPOND' &&
     event.resolutions.some((resolution) => resolution.budget?.decision === 'refuse'),
@@ -111,49 +112,39 @@ export const updates = {
     event.type === 'BUDGET_REACHED'
       ? { budgetPause: event.interaction, interactionCount: context.interactionCount + 1 }
       : {},
-  supersedeOpenCalls: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
-    if (event.type !== 'USER_MESSAGE') return {};
-    const records: ResolvedRecord[] = [];
-    const pause = context.budgetPause;
-    if (pause) {
-      records.push({
-        id: pause.id,
-        kind: pause.kind,
-        toolCallId: '',
-        resolution: 'superseded',
-        at: event.at,
-      });
-    }
-    if (!context.step) {
-      return pause ? { budgetPause: undefined, resolved: [...context.resolved, ...records] } : {};
-    }
-    const step = context.step.map((call): StepCall => {
-      if (call.status === 'done') return call;
-      const open = call.child
-        ? pendingInteractions(call.child.context)
-        : call.interaction
-          ? [call.interaction]
-          : [];
-      for (const { id, kind, toolCallId } of call.status === 'pending' ? open : []) {
-        records.push({ id, kind, toolCallId, resolution: 'superseded', at: event.at });
-      }
-      return {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        status: 'done',
-        result: SUPERSEDED_RESULT,
-      };
-    });
-    return { step, resolved: [...context.resolved, ...records], budgetPause: undefined };
-  },
+  supersedeOpenCalls: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    event.type === 'USER_MESSAGE' ? superseding(context, event.at, false) : {},
+  /** The message waits while the step's calls in doubt settle; every other open call is superseded. */
+  holdMessages: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    event.type === 'USER_MESSAGE'
+      ? { ...superseding(context, event.at, true), held: [...(context.held ?? []), ...event.messages] }
+      : {},
   flushStepResults: (context: LoopContext): Partial<LoopContext> => {
     if (!context.step) return {};
     const results = context.step.map(
       (call): ToolMessage => ({ role: 'tool', tool_call_id: call.toolCallId, content: call.result ?? '' }),
     );
-    return { messages: [...context.messages, ...results], step: null };
+    if (!context.held) return { messages: [...context.messages, ...results], step: null };
+    return { messages: [...context.messages, ...results, ...context.held], step: null, held: undefined };
   },
 } satisfies Record<string, (context: LoopContext, event: LoopEvent) => Partial<LoopContext>>;
+
+/** The context after a user message superseded what was open: the budget pause, and the step's open calls. */
+function superseding(context: LoopContext, at: string, keepInDoubt: boolean): Partial<LoopContext> {
+  const pause = context.budgetPause;
+  const records: ResolvedRecord[] = pause
+    ? [{ id: pause.id, kind: pause.kind, toolCallId: '', resolution: 'superseded', at }]
+    : [];
+  if (!context.step) {
+    return pause ? { budgetPause: undefined, resolved: [...context.resolved, ...records] } : {};
+  }
+  const superseded = supersededStep(context.step, at, keepInDoubt);
+  return {
+    step: superseded.step,
+    resolved: [...context.resolved, ...records, ...superseded.records],
+    budgetPause: undefined,
+  };
+}
 
 /** Limits plus an extension, per limit (a limit only extended counts from zero). */
 function addLimits(base: BudgetLimits | undefined, extra: BudgetLimits): BudgetLimits {

@@ -84,8 +84,13 @@ export interface StepCall {
    * ones keep it on their interaction). A resume under another hash re-validates the call's input.
    */
   schemaHash?: string;
-  /** Set when sessions took the run over with this call started and no result: it is in doubt (DESIGN §21). */
-  inDoubt?: boolean;
+  /**
+   * Set when sessions found this call started and without a result (DESIGN §21): on a takeover, a
+   * retry, a message, or a stop of a run whose worker died (`true`: its tool's `onInDoubt`
+   * applies), or in a fork (`'fork'`: it may have run in the source run, under another idempotency
+   * key, so the fork always asks, whatever the tool's policy).
+   */
+  inDoubt?: boolean | 'fork';
 }
 
 /** The machine state of a paused sub-agent, kept inside its parent's step. */
@@ -172,6 +177,11 @@ export interface LoopContext {
    * transcript from its entry `from` on. Absent: `messages` are the whole transcript.
    */
   window?: HistoryWindow;
+  /**
+   * Messages a user sent while calls of the open step were in doubt (DESIGN §21): those calls are
+   * settled first (their tool's `onInDoubt`), then these join the transcript after their results.
+   */
+  held?: ChatMessage[];
 }
 
 /** Where a compacted transcript's window starts: see {@link LoopContext.window}. */

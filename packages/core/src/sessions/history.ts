@@ -5,12 +5,13 @@
  * reads heads only, and a fork reads the one version it starts from.
  */
 import { StateError, TurnkitError } from '../errors.js';
-import { beginTurn, loadRun, newRunId, type Run } from '../interpreter/index.js';
+import { beginTurn, loadRun, newRunId, now, type Run } from '../interpreter/index.js';
 import { type LoopContext, type LoopStateName, pendingInteractions } from '../machine/index.js';
 import { assembleSnapshot } from '../snapshot/index.js';
 import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions } from '../types.js';
 import type { ForkAt, HistoryPoint, PointReason, SessionOptions, SessionResult } from './api.js';
+import { withoutInheritedDecisions } from './fork-decisions.js';
 import { writeRun } from './rows.js';
 import type { SnapshotStore, StoredPoint } from './store.js';
 import { isClaim, type SessionTurns, sessionResult } from './turns.js';
@@ -117,7 +118,9 @@ async function versionOf(store: HistoryStore, runId: string, at: ForkAt): Promis
  * `sessions.fork`: a new run from a kept point of `runId`, written under a new id with
  * `forkedFrom`, its own idempotency keys (they derive from the run id), and the source's principal.
  * A point at rest is the new run's first version as it was; a point mid-turn is claimed and its
- * turn played on, as a takeover would. The source run is not touched.
+ * turn played on, as a takeover would. Nothing the source decided runs without a new decision: its
+ * approved and answered calls are asked again, its started calls are in doubt (fork-decisions.ts).
+ * The source run is not touched.
  */
 export async function forkRun(
   agent: AnyAgent,
@@ -144,6 +147,8 @@ export async function forkRun(
   const run: Run = loadRun(agent, assembleSnapshot(parts), options);
   run.runId = request.runId ?? newRunId();
   run.forkedFrom = { runId, version };
+  // No decision of the source's carries over: what it approved or started is asked again here.
+  withoutInheritedDecisions(run, runId, now(run).getTime());
   // The transcript's text is reused as is: it holds no run id.
   if (!isClaim(run)) {
     const expiresAt = pendingInteractions(run.state.context)

@@ -17,12 +17,12 @@ export function repeatOf(run: Run, response: ResponseInput): 'same' | 'different
   }
   // Without an id, a response goes to what is pending when something of its kind is; otherwise
   // it can only repeat the latest decision of its kind (a question answered, then an approval asked).
-  // Approvals and budgets both take approve and reject.
+  // Approvals, budgets and calls in doubt all take approve and reject; a call in doubt takes input.
   const kinds = {
     answer: ['question'],
-    input: ['input'],
-    approve: ['approval', 'budget'],
-    reject: ['approval', 'budget'],
+    input: ['input', 'in_doubt'],
+    approve: ['approval', 'budget', 'in_doubt'],
+    reject: ['approval', 'budget', 'in_doubt'],
     cancel: null,
   }[response.type];
   const fits = (item: { kind: string }) => kinds === null || kinds.includes(item.kind);

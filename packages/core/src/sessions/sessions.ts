@@ -13,6 +13,7 @@ import {
   applyResolutions,
   beginTurn,
   checkResponses,
+  markInDoubt,
   newRun,
   newRunId,
   now,
@@ -130,6 +131,39 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   const respond = async (runId: string, given: ResponseInput[], options: SessionOptions = {}) =>
     settle(await respondOnce(runId, given, options), options);
 
+  /** Answers the interaction a valid link names, with the link's response or the body. */
+  async function answerByLink(
+    claims: ReturnType<typeof openLink>,
+    body: unknown,
+    linkOptions: TurnOptions,
+  ): Promise<SessionResult<unknown>> {
+    const given = claims.response ?? body;
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+      throw new AnswerError(
+        [{ path: [], message: 'This link carries no response: send one, e.g. { "type": "approve" }' }],
+        'The response',
+      );
+    }
+    let response = given as Record<string, unknown>;
+    if (response.type === undefined) {
+      // The type follows from what is asked, when only one fits.
+      const loaded = await load(claims.runId, linkOptions, 'assignee');
+      if (loaded.run.usedLinks?.includes(claims.linkId)) throw usedLinkError();
+      const kind = pendingInteractions(loaded.run.state.context).find(
+        (interaction) => interaction.id === claims.interactionId,
+      )?.kind;
+      const type = kind === 'question' ? 'answer' : kind === 'input' ? 'input' : undefined;
+      if (type !== undefined) response = { ...response, type };
+    }
+    const result = await respondOnce(
+      claims.runId,
+      [{ ...response, id: claims.interactionId } as ResponseInput],
+      linkOptions,
+      claims.linkId,
+    );
+    return settle(result, linkOptions);
+  }
+
   const sessions: Sessions<unknown> = {
     async start(start, options = {}) {
       const request = typeof start === 'string' || Array.isArray(start) ? { input: start } : start;
@@ -170,6 +204,9 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
         return this.send(runId, input, options);
       }
       beginTurn(loaded.run, 'input');
+      // A call started with no result (its worker died, then the run was stopped) settles by its
+      // tool's onInDoubt before the message is read, never "dropped" (DESIGN §21).
+      markInDoubt(loaded.run);
       sendUserMessage(loaded.run, toMessages(input));
       return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
@@ -185,6 +222,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
         );
       }
       beginTurn(loaded.run, 'retry');
+      // A call started with no result may or may not have run: its tool's onInDoubt decides (DESIGN §21).
+      markInDoubt(loaded.run);
       send(loaded.run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
@@ -246,7 +285,12 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     inbox: (filter) => readInbox(store, filter),
     async answerLink(runId, interactionId, options) {
       checkLinkOptions(options);
+      // Read, and its response checked, as the link's principal will answer: an ask assigned to
+      // them can have a link; four eyes and quorum hold for them as for any response.
       const loaded = await load(runId, {});
+      if (options.principal !== undefined) {
+        loaded.run.options = { ...loaded.run.options, principal: options.principal };
+      }
       const waiting =
         stateOf(loaded.run) === 'waitingInput' &&
         pendingInteractions(loaded.run.state.context).some((interaction) => interaction.id === interactionId);
@@ -272,34 +316,20 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       const claims = openLink(agent, token, (options.now ?? new Date()).getTime());
       const linkOptions =
         claims.principal !== undefined ? { ...options, principal: claims.principal } : options;
-      const given = claims.response ?? body;
-      if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-        throw new AnswerError(
-          [{ path: [], message: 'This link carries no response: send one, e.g. { "type": "approve" }' }],
-          'The response',
-        );
+      try {
+        return await answerByLink(claims, body, linkOptions);
+      } catch (error) {
+        // A used link's principal may no longer see the run (it moved on, or ended): still 410.
+        if (!(error instanceof StateError) || error.code !== 'RUN_NOT_FOUND') throw error;
+        const stored = await load(claims.runId, {}).catch(() => undefined);
+        if (stored?.run.usedLinks?.includes(claims.linkId)) throw usedLinkError();
+        throw error;
       }
-      let response = given as Record<string, unknown>;
-      if (response.type === undefined) {
-        // The type follows from what is asked, when only one fits.
-        const loaded = await load(claims.runId, linkOptions, 'assignee');
-        if (loaded.run.usedLinks?.includes(claims.linkId)) throw usedLinkError();
-        const kind = pendingInteractions(loaded.run.state.context).find(
-          (interaction) => interaction.id === claims.interactionId,
-        )?.kind;
-        const type = kind === 'question' ? 'answer' : kind === 'input' ? 'input' : undefined;
-        if (type !== undefined) response = { ...response, type };
-      }
-      const result = await respondOnce(
-        claims.runId,
-        [{ ...response, id: claims.interactionId } as ResponseInput],
-        linkOptions,
-        claims.linkId,
-      );
-      return settle(result, linkOptions);
     },
     history: (runId, options) => historyOf(store, turns, runId, options),
-    fork: (runId, request, options) => forkRun(agent, store, turns, runId, request, options),
+    // The fork's asks are its own: announced under its run id.
+    fork: async (runId, request, options = {}) =>
+      settle(await forkRun(agent, store, turns, runId, request, options), options),
   };
   // Every result's `output` was parsed with `agent.output`, whose type is TOutput.
   return sessions as Sessions<TOutput>;

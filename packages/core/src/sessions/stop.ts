@@ -11,6 +11,7 @@ import {
   applyResolutions,
   beginTurn,
   driveToRest,
+  markInDoubt,
   prepareResolutions,
   type Run,
   responseFields,
@@ -53,6 +54,9 @@ async function abortAtRest(store: SnapshotStore, loaded: Loaded, reason: string 
     // Its worker died mid-turn: the turn goes on as a new one, whose events may follow the dead worker's.
     run.seq += TAKEOVER_SEQ_GAP;
     beginTurn(run, 'continue');
+    // A call it started has no result: it may or may not have run. Kept in doubt, so the retry or
+    // message that continues this run applies its tool's onInDoubt (DESIGN §21).
+    markInDoubt(run);
   } else {
     beginTurn(run, 'stop');
     const cancels = pendingInteractions(run.state.context).map((interaction) => ({
