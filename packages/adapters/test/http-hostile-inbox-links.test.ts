@@ -5,10 +5,13 @@
  * clear 400 (or 422) that changes nothing, on every store where a store is involved.
  */
 
+import { createSessions, defineAgent, defineTool, memoryStore } from '@turnkit/core';
+import { scriptedModel } from '@turnkit/core/testing';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { createHandler } from '../src/http/public.js';
 import { sharedStores } from './helpers/lease-stores.js';
-import { inventoryAgent, send } from './http-fixtures.js';
+import { inventoryAgent, SECRET, send } from './http-fixtures.js';
 import {
   ada,
   answerK562,
@@ -153,5 +156,52 @@ describe('POST /interactions/:token given a body that does not fit', () => {
     expect([late.status, late.body.code]).toEqual([422, 'ANSWER_INVALID']);
     expect(late.body.detail).toMatch(/no longer waits/);
     expect(await storedState(setup)).toEqual(before);
+  });
+});
+
+describe('POST /interactions/:token with a link minted for an assignee', () => {
+  it('approves for the assignee, and answers a second use 410 LINK_INVALID once the run has ended, not 404', async () => {
+    const charges: string[] = [];
+    const charge = defineTool({
+      name: 'charge',
+      description: 'Charge the card',
+      input: z.object({ amount: z.number() }),
+      needsApproval: true,
+      approval: { assignees: ['cfo'], allowRequester: false },
+      execute: ({ amount }, ctx) => {
+        charges.push(ctx.idempotencyKey);
+        return { charged: amount };
+      },
+    });
+    const agent = defineAgent({
+      name: 'payments',
+      instructions: 'You charge cards.',
+      model: scriptedModel([{ toolCalls: [{ name: 'charge', arguments: { amount: 5 } }] }, 'Charged.']),
+      tools: [charge],
+      snapshot: { secret: SECRET },
+    });
+    const store = memoryStore();
+    const sessions = createSessions({ agent, store });
+    const started = await sessions.start('charge 5', { principal: 'alice' });
+    const id = started.pending[0]!.id;
+    // Four eyes holds for links too: none for the requester.
+    await expect(
+      sessions.answerLink(started.runId, id, {
+        principal: 'alice',
+        ttlMs: 60_000,
+        response: { type: 'approve' },
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_ASSIGNEE' });
+    const link = await sessions.answerLink(started.runId, id, {
+      principal: 'cfo',
+      ttlMs: 60_000,
+      response: { type: 'approve' },
+    });
+    const handler = createHandler({ agent, store });
+    const used = await send(handler, 'POST', `/interactions/${link}`, {});
+    expect([used.status, used.body.status]).toEqual([200, 'completed']);
+    const again = await send(handler, 'POST', `/interactions/${link}`, {});
+    expect([again.status, again.body.code]).toEqual([410, 'LINK_INVALID']);
+    expect(charges).toEqual([`${started.runId}:${used.body.messages[1].tool_calls[0].id}`]);
   });
 });

@@ -7,57 +7,14 @@
  * - a reconcile function: the tool never runs again, and the reconciled result is in the transcript;
  * - `'retry'` (default): the tool runs again, once, with the same idempotency key.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { createSessions, type SessionResult, type SnapshotStore } from '@turnkit/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InDoubtWorkerConfig } from './fixtures/in-doubt-worker.js';
-import { bundleProcesses } from './helpers/bundled-child.js';
-import { CHARGE_CALL_ID, chargeAgent, type InDoubtCase } from './helpers/in-doubt-agent.js';
+import { createSessions, type SessionResult } from '@turnkit/core';
+import { describe, expect, it } from 'vitest';
+import { CHARGE_CALL_ID, countingChargeAgent, type InDoubtCase } from './helpers/in-doubt-agent.js';
+import { bundleInDoubtWorker, killedInsideExecute, LEASE_MS, leaseLapse } from './helpers/in-doubt-kill.js';
 import { findServers, sharedStores } from './helpers/lease-stores.js';
 
 const servers = findServers();
-const LEASE_MS = 300;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let outdir: string;
-beforeAll(async () => {
-  outdir = await mkdtemp(join(tmpdir(), 'turnkit-in-doubt-worker-'));
-  await bundleProcesses({ entries: { 'in-doubt-worker': 'fixtures/in-doubt-worker.ts' }, outdir });
-});
-afterAll(async () => {
-  if (outdir) await rm(outdir, { recursive: true, force: true });
-});
-
-/** Starts the worker on `runId`, waits until it is inside `execute`, kills it with SIGKILL; returns the key it ran with. */
-async function killedInsideExecute(config: InDoubtWorkerConfig): Promise<string> {
-  const child = spawn(process.execPath, [join(outdir, 'in-doubt-worker.mjs'), JSON.stringify(config)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    for await (const line of createInterface({ input: child.stdout! })) {
-      const message = JSON.parse(line) as { type: string; key?: string };
-      if (message.type === 'executing') return message.key!;
-    }
-    throw new Error(`in-doubt worker ${child.pid} exited before executing (code ${child.exitCode})`);
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-/** Waits until the killed worker's lease is no longer live on the store's clock (at most four leases). */
-async function leaseLapse(store: SnapshotStore, runId: string): Promise<void> {
-  for (let polls = 0; (await store.get(runId))?.lease?.live; polls++) {
-    expect(polls).toBeLessThan((4 * LEASE_MS) / 50);
-    await sleep(50);
-  }
-}
-
+bundleInDoubtWorker();
 const inDoubtEvents = (result: SessionResult) =>
   result.events.filter((event) => event.type === 'tool_in_doubt');
 const chargeResult = (result: SessionResult) =>
@@ -86,12 +43,7 @@ describe('a worker killed with SIGKILL inside execute: the call is in doubt', ()
             expect(left.state.context.step).toMatchObject([{ toolCallId: CHARGE_CALL_ID, started: true }]);
             await leaseLapse(store, runId);
 
-            const executions: string[] = [];
-            const reconciled: string[] = [];
-            const agent = chargeAgent(policy, {
-              onExecute: (runKey) => void executions.push(runKey),
-              onReconcile: (runKey) => void reconciled.push(runKey),
-            });
+            const { agent, executions, reconciled } = countingChargeAgent(policy);
             const sessions = createSessions({ agent, store, leaseMs: LEASE_MS });
             const taken = await sessions.retry(runId);
             expect(inDoubtEvents(taken)).toMatchObject([{ toolCallId: CHARGE_CALL_ID, policy }]);

@@ -43,7 +43,20 @@ export function chargeAgent(
     model: scriptedModel([
       { toolCalls: [{ id: CHARGE_CALL_ID, name: 'charge', arguments: { amount: 5 } }] },
       (request) => `Done: ${request.messages.at(-1)?.content}`,
+      // After a message (`send`): the model replies to it.
+      (request) => `Done: ${request.messages.at(-1)?.content}`,
     ]),
     tools: [charge],
   });
+}
+
+/** The agent as the process that takes a run over builds it: each `execute` and reconcile recorded by key. */
+export function countingChargeAgent(policy: InDoubtCase) {
+  const executions: string[] = [];
+  const reconciled: string[] = [];
+  const agent = chargeAgent(policy, {
+    onExecute: (key) => void executions.push(key),
+    onReconcile: (key) => void reconciled.push(key),
+  });
+  return { agent, executions, reconciled };
 }
