@@ -18,7 +18,14 @@ interface Batch {
 
 const batches = new WeakMap<Run, Batch>();
 
-const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/**
+ * The next macrotask: `setImmediate` where the runtime has it (Node, Bun, Deno), which runs right
+ * after pending I/O; `setTimeout(0)` elsewhere, which Node clamps to at least 1 ms (issue 49).
+ */
+const nextMacrotask: () => Promise<void> =
+  typeof globalThis.setImmediate === 'function'
+    ? () => new Promise<void>((resolve) => globalThis.setImmediate(resolve))
+    : () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The run with `calls` marked started in its open step (the machine's data, changed in no other way). */
 function withStarted(run: Run, calls: Map<string, string>): void {
@@ -65,6 +72,11 @@ export function markClaimStarted(run: Run): void {
 export function markStarted(run: Run, toolCallId: string, schemaHash: string): Promise<void> {
   const fence = run.fence;
   if (!fence || run.parent) return Promise.resolve();
+  // Marked in the stored head already, by the claim that led here (an approval, an answered ask):
+  // nothing to write, and nothing to wait for.
+  if (!batches.has(run) && alreadyMarked(run, new Map([[toolCallId, schemaHash]]))) {
+    return Promise.resolve();
+  }
   let batch = batches.get(run);
   if (!batch) {
     const calls = new Map<string, string>();
