@@ -7,15 +7,17 @@
  * policy or a person says so, and never give the call a "dropped" result.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   type ApprovalPolicy,
   createSessions,
+  defineTool,
   type InDoubtPolicy,
   memoryStore,
   type SessionResult,
   TurnkitError,
 } from '../src/index.js';
-import { errorCode, expectOneResultPerCall, toolResults } from './helpers.js';
+import { errorCode, expectOneResultPerCall, makeAgent, toolResults } from './helpers.js';
 import { chargeAgent, leaseMs, stalledRun } from './in-doubt-fixtures.js';
 
 const KEY = (runId: string) => `${runId}:call_charge`;
@@ -244,6 +246,44 @@ describe('forks never run what the source decided without a new decision', () =>
     const two = await sessions.approve(runId, {}, { principal: 'ceo' });
     expect(two.status).toBe('completed');
     expect(runs).toEqual([KEY(runId), KEY(runId)]);
+  });
+
+  it("at the point where a tool's own ask was answered, asks it again and resumes only on the new answer", async () => {
+    const resumed: string[] = [];
+    const pay = defineTool({
+      name: 'pay',
+      description: 'Pay a supplier, asking which account',
+      input: z.object({ amount: z.number() }),
+      execute: (_input, ctx) =>
+        ctx.ask(
+          { questions: [{ question: 'Which account?', header: 'Account', options: ['Main', 'Reserve'] }] },
+          {},
+        ),
+      resume: (_input, response, ctx) => {
+        resumed.push(ctx.idempotencyKey);
+        return { paid: response.kind === 'question' ? response.answers.Account : null };
+      },
+    });
+    const agent = makeAgent(
+      [{ toolCalls: [{ id: 'call_pay', name: 'pay', arguments: { amount: 5 } }] }, 'Paid.'],
+      {
+        tools: [pay],
+      },
+    );
+    const sessions = createSessions({ agent, store: memoryStore() });
+    const paused = await sessions.start('pay 5');
+    const done = await sessions.answer(paused.runId, { answers: 'Main' });
+    expect(done.status).toBe('completed');
+    expect(resumed).toEqual([`${paused.runId}:call_pay`]);
+    const answered = (await sessions.history(paused.runId)).find((point) => point.reason === 'answered')!;
+    const fork = await sessions.fork(paused.runId, { at: answered.version });
+    expect(fork.status).toBe('needs_input');
+    expect(fork.pending[0]).toMatchObject({ kind: 'question', toolName: 'pay' });
+    expect(fork.pending[0]!.id).not.toBe(paused.pending[0]!.id);
+    expect(resumed).toHaveLength(1);
+    const other = await sessions.answer(fork.runId, { answers: 'Reserve' });
+    expect(toolResults(other).call_pay).toBe('{"paid":{"selected":["Reserve"]}}');
+    expect(resumed).toEqual([`${paused.runId}:call_pay`, `${fork.runId}:call_pay`]);
   });
 
   it("announces a fork's pending asks under the fork's run id", async () => {
