@@ -58,7 +58,7 @@ export async function resume(app: App, runId: string | undefined): Promise<numbe
   const { ui, sessions } = app;
   const { t, color } = ui;
   if (!runId) {
-    ui.print(color.red(t('unknownCommand', { detail: 'resume <runId>' })));
+    ui.print(color.red(t('resumeUsage')));
     return EXIT_FAILED;
   }
   let result: SessionResult<ThawPlanValue>;
