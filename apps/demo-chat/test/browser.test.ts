@@ -116,8 +116,8 @@ describe.skipIf(!available).each(MAJOR_PAGES)(
           ),
       ).toEqual([
         ['Cell line', 'Box', 'Positions', 'Vials left'],
-        ['K562', 'A3', 'A3-12', '—'],
-        ['HeLa', 'D2', 'D2-11', '—'],
+        ['K562', 'A3', 'A3-12', '2'],
+        ['HeLa', 'D2', 'D2-11', '3'],
       ]);
       expect(await reply.locator('.plan-fact').allTextContents()).toEqual(['Medium: DMEM']);
       expect(await page.locator('#log').textContent()).not.toContain('{"summary"');

@@ -1,6 +1,6 @@
 /**
  * A run's budget in the terminal (DESIGN §20): the spend against the limits ("Budget: 4 / 30
- * steps") after each turn and in `resume`'s recap, and the `budget` interaction asked as an
+ * steps") after each turn and once when a run is resumed, and the `budget` interaction asked as an
  * approval ("This run has spent 30 steps of 30 steps. Allow another 15 steps?"): approving sends
  * `approve` with `extend` (the input, editable), rejecting ends the turn `budget_exceeded`.
  */

@@ -39,7 +39,8 @@ async function main(argv: string[]): Promise<number> {
   const parsed = parseCli(argv, process.env);
   if (!parsed.ok) {
     // One line of what was wrong and where to look, not the whole help under it.
-    process.stderr.write(`${parsed.message}\n${translator(langFromEnv(process.env))('seeHelp')}\n`);
+    const seeHelp = parsed.seeHelp ? `${translator(langFromEnv(process.env))('seeHelp')}\n` : '';
+    process.stderr.write(`${parsed.message}\n${seeHelp}`);
     return EXIT_FAILED;
   }
   const { options } = parsed;

@@ -2,7 +2,8 @@
  * The one arrow-key form every terminal prompt is made of, built on `@inquirer/core`: rows that
  * are choices, text fields (typed into where they stand) or actions (Skip, Cancel), one cursor.
  * ↑/↓ (or tab) move, space toggles, digits jump to a row, enter submits, Esc or Ctrl-D stop
- * without answering, Ctrl-C interrupts. A form with a deadline is redrawn as its countdown runs
+ * without answering, Ctrl-C interrupts. In a multi-select form, digits with commas choose their
+ * rows, as a piped line does: `1,3` then enter answers rows 1 and 3. A form with a deadline is redrawn as its countdown runs
  * and closes by itself when it passes. What the rows mean, and how they are drawn, is the
  * caller's (`prompt-tty.ts`, `prompt-input.ts`, `render.ts`).
  */
@@ -62,6 +63,9 @@ const HIDE_CURSOR = '\u001b[?25l';
 /** Digits typed closer together than this make one number: `1`, `2` jumps to row 12 when there is one. */
 const DIGIT_PAUSE_MS = 1000;
 
+/** What separates the row numbers of a list (`1,3`), as a piped line takes them. */
+const LIST_SEPARATORS = new Set([',', '，', '、']);
+
 /** How often a form with a deadline is redrawn, so its countdown moves. */
 const COUNTDOWN_TICK_MS = 500;
 
@@ -108,6 +112,8 @@ const form = createPrompt<FormResult, FormConfig>((config, done) => {
   const [answered, setAnswered] = useState<FormOutcome | TimedOut | null | undefined>(undefined);
   const [, setNow] = useState(Date.now());
   const digits = useRef({ typed: '', at: 0 });
+  /** Whether a list of row numbers (`1,3`) is being typed: each row it names is chosen. */
+  const listing = useRef(false);
 
   useEffect(() => {
     const { deadline } = config;
@@ -168,6 +174,7 @@ const form = createPrompt<FormResult, FormConfig>((config, done) => {
       setError(undefined);
     };
     if (isUpKey(key) || isDownKey(key) || key.name === 'tab') {
+      listing.current = false;
       const backwards = isUpKey(key) || (key.name === 'tab' && (key as { shift?: boolean }).shift === true);
       move((cursor + (backwards ? -1 : 1) + rows.length) % rows.length, false);
       return;
@@ -188,7 +195,9 @@ const form = createPrompt<FormResult, FormConfig>((config, done) => {
     }
     // Typing on a choice or action row edits nothing: drop what readline collected.
     rl.clearLine(0);
+    const sequence = (key as { sequence?: string }).sequence ?? '';
     if (isSpaceKey(key) && row.kind === 'choice') {
+      listing.current = false;
       const next = new Set(multiSelect ? chosen : []);
       if (multiSelect && next.has(cursor)) next.delete(cursor);
       else next.add(cursor);
@@ -200,6 +209,14 @@ const form = createPrompt<FormResult, FormConfig>((config, done) => {
       const target = jumpTarget(rows, before, key.name);
       digits.current = { typed: target?.typed ?? '', at: now };
       if (target) move(target.row, true);
+      // The row a number after a comma names is chosen at once; the first is chosen by its comma.
+      if (target && listing.current && rows[target.row]!.kind === 'choice')
+        setChosen(new Set(chosen).add(target.row));
+    } else if (multiSelect && LIST_SEPARATORS.has(sequence) && row.kind === 'choice') {
+      listing.current = true;
+      digits.current = { typed: '', at: 0 };
+      setChosen(new Set(chosen).add(cursor));
+      setError(undefined);
     }
   });
 

@@ -31,10 +31,10 @@ Options:
   -v, --version      Show the version
 
 Answering on a terminal:  ↑/↓ move · space toggles (multi-select) · a digit jumps to its row
-  (two quick digits, e.g. 1 2, for row 12) · 0 = Other · type on the Other / note rows, or on the
-  Answer row of a question without options · enter confirms · the last two rows of a card skip
-  the question or cancel it (the agent is told, and goes on) · Esc or Ctrl-D quits (nothing is
-  sent: the run stays saved, waiting).
+  (two quick digits, e.g. 1 2, for row 12) · 1,3 chooses rows 1 and 3 (multi-select) · 0 = Other
+  · type on the Other / note rows, or on the Answer row of a question without options · enter
+  confirms · the last two rows of a card skip the question or cancel it (the agent is told, and
+  goes on) · Esc or Ctrl-D quits (nothing is sent: the run stays saved, waiting).
 Answering from a pipe:    1 · 1,3 (multi-select) · 10 · 0 or "other", then the text on the next
   line · a question without options takes the line itself · /skip skips the question · /cancel
   cancels it (the agent is told, and goes on) · numbers always pick rows (a line of other text
@@ -87,8 +87,8 @@ const zhCN = `turnkit-demo：TurnKit 交互演示。一个液氮冻存管理助�
   -v, --version      显示版本
 
 在终端中回答：↑/↓ 移动 · 空格 选择（多选）· 数字 跳到对应行（快速连按两个数字，如 1 2，
-  跳到第 12 行）· 0 = 其他 · 在“其他”/备注行中直接输入，没有选项的问题在“回答”行输入 ·
-  回车 确定 · 卡片最后两行可跳过此问题或取消提问（会告知 Agent，Agent 将继续执行）·
+  跳到第 12 行）· 1,3 选择第 1 和第 3 行（多选）· 0 = 其他 · 在“其他”/备注行中直接输入，
+  没有选项的问题在“回答”行输入 · 回车 确定 · 卡片最后两行可跳过此问题或取消提问（会告知 Agent，Agent 将继续执行）·
   Esc 或 Ctrl-D 退出（不发送任何内容：运行仍会保存并继续等待）。
 通过管道回答：1 · 1,3（多选）· 10 · 0 或 "other"，然后在下一行输入文本 ·
   没有选项的问题直接取整行作为回答 · /skip 跳过此问题 · /cancel 取消提问（会告知 Agent，

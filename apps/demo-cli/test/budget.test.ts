@@ -2,7 +2,7 @@
  * A run's budget in the terminal (DESIGN §20), with `TURNKIT_BUDGET_STEPS=2`: the status line shows
  * the spend against the limit after each turn; the call past it is asked as an approval ("This run
  * has spent … Allow another …?"); approving extends the budget and the run goes on, rejecting ends
- * it `budget_exceeded` with a clear line; `resume` recaps the spend.
+ * it `budget_exceeded` with a clear line; `resume` shows the spend once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, runCli, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
@@ -35,7 +35,23 @@ describe('turnkit-demo with a budget', () => {
 
     const resumed = await runCli(['resume', runId], { input: '\n', dir, env });
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain('Budget: 3 / 3 steps');
+    expect(resumed.stdout).toContain(
+      `Budget exceeded: run ${runId} stopped after spending 3 / 3 steps. A new message asks for more.`,
+    );
+    expect(resumed.stdout.match(/3 \/ 3 steps/g)).toHaveLength(1);
+  });
+
+  it('shows the spend once when a run is resumed, in both languages', async () => {
+    const dir = tempDir();
+    const first = await runCli([], { input: null, dir });
+    expect(first.stdout.split('\n')).toContain('Budget: 2 / 30 steps');
+    const runId = runIdOf(first.stdout);
+    const lines = { en: 'Budget: 2 / 30 steps', 'zh-CN': '预算：2 / 30 步' };
+    for (const [lang, line] of Object.entries(lines)) {
+      const resumed = await runCli(['resume', runId, '--lang', lang], { input: null, dir });
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout.split('\n').filter((shown) => shown === line)).toHaveLength(1);
+    }
   });
 
   it('has no budget with TURNKIT_BUDGET_STEPS=0', async () => {

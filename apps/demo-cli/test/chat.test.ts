@@ -217,6 +217,19 @@ describe('turnkit-demo (offline, piped stdin)', () => {
     expect(run.stdout).toContain('Done: thawed 1 vial of K562 from box 3 (A2), 2 left.');
   });
 
+  it('names each line of the freezer once when nothing matches, in both languages', async () => {
+    const dir = tempDir();
+    const run = await runCli(['Thaw one MCF7 vial'], { input: '\n', dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'Agent › There are no vials matching “MCF7” in the freezer. It holds: K562, K562-dTAG, K562-RTCB, HeLa, HEK293T.\n',
+    );
+    const zh = await runCli(['帮我解冻一支 MCF7', '--lang', 'zh-CN'], { input: '\n', dir });
+    expect(zh.stdout).toContain(
+      'Agent › 液氮罐中没有与“MCF7”匹配的冻存管。现有：K562、K562-dTAG、K562-RTCB、HeLa、HEK293T。\n',
+    );
+  });
+
   it('reports an unknown run id', async () => {
     const dir = tempDir();
     const run = await runCli(['resume', 'run_missing'], { input: null, dir });

@@ -99,12 +99,32 @@ describe('turnkit-demo on a provider', () => {
     );
   });
 
-  it('refuses an unknown flag in one line and points to --help', async () => {
+  it('refuses an unknown flag in one sentence that points to --help, in the language asked for', async () => {
     const run = await runCli(['--frobnicate'], { input: null, dir: tempDir() });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(
-      "Unknown option or command: Unknown option '--frobnicate'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frobnicate\"\nRun turnkit-demo --help to see every option.\n",
-    );
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('Unknown option --frobnicate: run turnkit-demo --help to see every option.\n');
+    const short = await runCli(['-x', 'Thaw one vial'], { input: null, dir: tempDir() });
+    expect(short.stderr).toBe('Unknown option -x: run turnkit-demo --help to see every option.\n');
+    const zh = await runCli(['--bogus', '--lang', 'zh-CN'], { input: null, dir: tempDir() });
+    expect(zh.code).toBe(1);
+    expect(zh.stderr).toBe('未知选项 --bogus：运行 turnkit-demo --help 查看所有选项。\n');
+  });
+
+  it('says which option lacks its value, or takes none, in one sentence that points to --help', async () => {
+    const missing = await runCli(['--lang'], { input: null, dir: tempDir() });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('--lang needs a value: run turnkit-demo --help to see every option.\n');
+    const extra = await runCli(['--json=yes'], { input: null, dir: tempDir() });
+    expect(extra.code).toBe(1);
+    expect(extra.stderr).toBe('--json takes no value: run turnkit-demo --help to see every option.\n');
+  });
+
+  it('gives the usage of resume when the run id is missing', async () => {
+    const run = await runCli(['resume'], { input: null, dir: tempDir() });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Usage: turnkit-demo resume <runId>\n');
+    expect(run.stdout).not.toContain('Unknown');
   });
 
   it('says in one line which key is missing, and starts nothing', async () => {

@@ -42,6 +42,53 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     ]);
   });
 
+  it('chooses rows 1 and 3 of a multi-select when "1,3" is typed, as a piped line does', async () => {
+    const dir = tempDir();
+    const terminal = open(`node ${CLI}`, dir);
+    await terminal.waitFor('❯ (•) 1. K562 (Recommended)');
+    terminal.keys('Enter');
+    await terminal.waitFor('╭─ Follow-ups ');
+    terminal.type('1,3');
+    const form = await terminal.waitFor('❯ [x] 3. Notify lab manager');
+    expect(form).toContain('│   [x] 1. Mycoplasma test');
+    expect(form).toContain('│   [ ] 2. Viability count');
+    terminal.keys('Enter');
+    await terminal.waitFor('✔ Follow-ups › Mycoplasma test, Notify lab manager');
+    await terminal.waitFor('enter: Approve');
+    terminal.keys('Enter');
+    await terminal.waitFor('You ›');
+    terminal.keys('Enter');
+    const end = await terminal.waitFor('EXIT=0');
+    expect(toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion')).toEqual([
+      '{"answers":{"Cell line":"K562 (Recommended)","Follow-ups":"Mycoplasma test, Notify lab manager"}}',
+    ]);
+  });
+
+  it('takes a list typed with Chinese commas too, and a digit alone still only moves (ask)', async () => {
+    const dir = tempDir();
+    const questions = {
+      questions: [
+        { question: 'Which tasks?', header: 'Tasks', options: ['Count', 'Test', 'Label'], multiSelect: true },
+        { question: 'Which racks?', header: 'Racks', options: ['A', 'B', 'C'], multiSelect: true },
+      ],
+    };
+    writeFileSync(join(dir, 'questions.json'), JSON.stringify(questions));
+    const terminal = open(`node ${CLI} ask "$(cat questions.json)" > answers.json`, dir);
+    await terminal.waitFor('❯ [ ] 1. Count');
+    terminal.type('3，2');
+    await terminal.waitFor('❯ [x] 2. Test');
+    terminal.keys('Enter');
+    await terminal.waitFor('✔ Tasks › Test, Label');
+    await terminal.waitFor('❯ [ ] 1. A');
+    terminal.type('2');
+    await terminal.waitFor('❯ [ ] 2. B');
+    terminal.keys('Space', 'Down', 'Space', 'Enter');
+    await terminal.waitFor('EXIT=0');
+    expect(readFileSync(join(dir, 'answers.json'), 'utf8')).toBe(
+      '{"answers":{"Tasks":"Test, Label","Racks":"B, C"}}\n',
+    );
+  });
+
   it('types Other and a note on the inline text rows of the same panel (ask)', async () => {
     const dir = tempDir();
     const questions = {

@@ -52,6 +52,7 @@ function applyStrings() {
   document.title = `${t('title')} · TurnKit`;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   log.setAttribute('aria-label', t('conversation'));
+  message.placeholder = t('placeholder');
   pendingArea.setAttribute('aria-label', t('waiting'));
   const toggle = $('#lang');
   toggle.setAttribute('aria-label', t('switchLangLabel'));

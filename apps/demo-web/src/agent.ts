@@ -61,7 +61,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanV
       'thaw only with thaw_vials, which the user approves, edits or rejects (it asks which box when a line is in several);',
       'a question left unanswered times out: then thaw nothing;',
       'hand requests to store new vials to the storage agent; count_vials counts every box (slow).',
-      'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each box thawed from in this turn: cellLine, box, positions, vialsLeft or null; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
+      'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each box thawed from in this turn: cellLine, box, positions, and vialsLeft as thaw_vials reports it; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
     ].join(' '),
     model: options.model ?? demoModel({ paceMs: options.paceMs ?? 35, thinkMs: options.thinkMs ?? 300 }),
     tools: [

@@ -74,9 +74,12 @@ export const queryInventory = defineTool({
   }),
 });
 
-/** One thawed vial, or a line that is not in the freezer. */
+/**
+ * The vials thawed, each with how many of its line are left in the freezer once the thaw is done
+ * (the plan's `vialsLeft`), and the lines that are not in the freezer.
+ */
 export interface ThawResult {
-  thawed: { cellLine: string; position: string }[];
+  thawed: { cellLine: string; position: string; vialsLeft: number }[];
   missing: string[];
   medium: string;
 }
@@ -99,16 +102,23 @@ const find = (freezer: Freezer, cellLine: string) =>
 
 /** Takes one vial of each line, from the box chosen for it (else its first). */
 function thaw(freezer: Freezer, input: ThawInput, chosen: Record<string, string> = {}): ThawResult {
-  const result: ThawResult = { thawed: [], missing: [], medium: input.medium };
+  const taken: { line: FreezerLine; position: string }[] = [];
+  const missing: string[] = [];
   for (const cellLine of input.cellLines) {
     const line = find(freezer, cellLine);
     const box = line ? chosen[line.cellLine] : undefined;
     const at = line?.positions.findIndex((position) => box === undefined || boxOf(position) === box) ?? -1;
     const [position] = line && at !== -1 ? line.positions.splice(at, 1) : [];
-    if (line && position) result.thawed.push({ cellLine: line.cellLine, position });
-    else result.missing.push(cellLine);
+    if (line && position) taken.push({ line, position });
+    else missing.push(cellLine);
   }
-  return result;
+  // Counted once every vial is out, so a line thawed twice shows the same count on both rows.
+  const thawed = taken.map(({ line, position }) => ({
+    cellLine: line.cellLine,
+    position,
+    vialsLeft: line.positions.length,
+  }));
+  return { thawed, missing, medium: input.medium };
 }
 
 function audit(ctx: ToolContext, step: AuditEntry['step']): Freezer {

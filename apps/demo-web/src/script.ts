@@ -178,7 +178,8 @@ function reportStep(lang: Lang, result: string): Step {
         cellLine: vial.cellLine,
         box: boxOf(vial.position),
         positions: [vial.position],
-        vialsLeft: null,
+        // Runs saved before thaw_vials counted what is left have no count: not known.
+        vialsLeft: vial.vialsLeft ?? null,
       })),
       medium: parsed.medium ?? null,
       followUps: [],

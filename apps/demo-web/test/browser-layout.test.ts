@@ -3,7 +3,7 @@
  * buttons are where the page scrolls them, visible above the composer and not covered by it
  * (`elementFromPoint` at a button's centre is the button), with nothing scrolled by the test; the
  * phone's header keeps the run id on one line; the Chinese run marks the recommended option in
- * Chinese.
+ * Chinese; on a phone the composer shows its whole placeholder, in both languages.
  */
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -35,7 +35,45 @@ function runIdBox(page: Page) {
   });
 }
 
+/**
+ * The composer's placeholder, and whether the empty box shows all of it: the height its text needs
+ * (measured as a value, at the box's present size) against the box's height.
+ */
+function composerPlaceholder(page: Page) {
+  return page.locator('#message').evaluate((node: HTMLTextAreaElement) => {
+    const shown = node.clientHeight;
+    const { placeholder } = node;
+    node.style.height = `${node.offsetHeight}px`;
+    node.style.setProperty('field-sizing', 'fixed');
+    node.value = placeholder;
+    const needed = node.scrollHeight;
+    node.value = '';
+    node.removeAttribute('style');
+    return { placeholder, whole: needed <= shown };
+  });
+}
+
 describe.skipIf(!available)('the web demo at common window sizes', () => {
+  it('shows the whole placeholder of the composer on a phone, before a run and with a question open', async () => {
+    for (const [lang, locale, message, idle, pending] of [
+      [
+        'en',
+        'en-US',
+        'Thaw vials for tomorrow',
+        'Try “Thaw vials for tomorrow”',
+        'Or type a new message instead',
+      ],
+      ['zh-CN', 'zh-CN', '帮我解冻细胞', '试试“为明天的实验解冻细胞”', '或输入新消息（取代当前问题）'],
+    ] as const) {
+      const page = await openPage(`/?lang=${lang}`, locale, VIEWPORTS.phone);
+      await expect.poll(() => composerPlaceholder(page)).toEqual({ placeholder: idle, whole: true });
+      await send(page, message);
+      await page.locator('form.question-card').waitFor();
+      await expect.poll(() => composerPlaceholder(page)).toEqual({ placeholder: pending, whole: true });
+      await page.screenshot({ path: join(ARTIFACTS, `layout-phone-composer-${lang}.png`) });
+    }
+  });
+
   for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     it(`shows every card's buttons above the composer at ${viewport.width}×${viewport.height} (${name})`, async () => {
       const page = await openPage('/?lang=en', 'en-US', viewport);

@@ -26,6 +26,9 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
         'MediumWhich medium should the vials go into?',
       ]);
     const interactionId = await card.getAttribute('data-id');
+    const offered = await card.locator('fieldset[data-question="lines"]').textContent();
+    expect(offered).toContain('suspension · box A3 · 3 vials left');
+    expect(offered).toContain('adherent · box B4 · 3 vials left');
     await choice(card, 'lines', 'K562').check();
     await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'question-card.png') });
@@ -71,7 +74,8 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
     ]) {
       expect(transcript).toContain(expected);
     }
-    // The final answer is the agent's typed thaw plan (output: ThawPlan), drawn as a table, never as JSON.
+    // The final answer is the agent's typed thaw plan (output: ThawPlan), drawn as a table, never as
+    // JSON. The vials left are counted after the thaw: one fewer than the card offered.
     const plan = page.locator('.bubble.plan').last();
     expect(
       await plan
@@ -81,8 +85,8 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
         ),
     ).toEqual([
       ['Cell line', 'Box', 'Positions', 'Vials left'],
-      ['K562', 'A3', 'A3-12', '—'],
-      ['HEK293T', 'B4', 'B4-07', '—'],
+      ['K562', 'A3', 'A3-12', '2'],
+      ['HEK293T', 'B4', 'B4-07', '2'],
     ]);
     expect(await plan.locator('.plan-facts').textContent()).toBe('MediumDMEM');
     expect(await plan.locator('.plan-next li').allTextContents()).toEqual([
@@ -97,8 +101,8 @@ describe.skipIf(!available)('the web demo in Chromium', () => {
       summary:
         'Done. I thawed K562 (A3-12), HEK293T (B4-07) into DMEM.\nMCF-7: not in this freezer, so nothing was thawed for it.',
       thawed: [
-        { cellLine: 'K562', box: 'A3', positions: ['A3-12'], vialsLeft: null },
-        { cellLine: 'HEK293T', box: 'B4', positions: ['B4-07'], vialsLeft: null },
+        { cellLine: 'K562', box: 'A3', positions: ['A3-12'], vialsLeft: 2 },
+        { cellLine: 'HEK293T', box: 'B4', positions: ['B4-07'], vialsLeft: 2 },
       ],
       medium: 'DMEM',
       followUps: [],

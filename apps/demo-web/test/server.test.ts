@@ -63,7 +63,8 @@ describe('the demo server', () => {
       cellLine: 'K562',
       box: 'A3',
       positions: ['A3-12'],
-      vialsLeft: null,
+      // K562 had three vials (A3-12, A3-13, A3-17): two are left.
+      vialsLeft: 2,
     });
     const again = await post('/api/runs', { input: '再解冻一支' });
     expect(again.body.messages[1].content).toBe('我先查一下液氮罐的库存。');

@@ -6,7 +6,6 @@
 import { ConflictError, type SessionResult, StateError } from '@turnkit/core';
 import type { ThawPlanValue } from '@turnkit/demo-models';
 import type { App } from '../app.js';
-import { spendText } from '../budget.js';
 import { readPlan } from '../plan.js';
 import { safeLine } from '../sanitize.js';
 import { truncate } from '../text.js';
@@ -29,7 +28,11 @@ function answeredSinceLastMessage(result: SessionResult<ThawPlanValue>): [header
   });
 }
 
-/** The last thing each side said, and what was answered since, so the person knows where the conversation stands. */
+/**
+ * The last thing each side said, and what was answered since, so the person knows where the
+ * conversation stands. The spend is not recapped: `drive` shows it (the budget line, or the line of
+ * a budget exceeded) for the state it takes up.
+ */
 function recap(app: App, result: SessionResult<ThawPlanValue>): void {
   const { ui } = app;
   const lastText = (role: 'user' | 'assistant') =>
@@ -49,15 +52,13 @@ function recap(app: App, result: SessionResult<ThawPlanValue>): void {
   }
   if (agent && result.status !== 'completed')
     ui.print(ui.color.dim(`${ui.t('agent')} › ${truncate(safeLine(agent), ui.width - 8)}`));
-  const spend = spendText(ui, result.spend, result.budget);
-  if (spend) ui.print(ui.color.dim(ui.t('budgetLine', { spend })));
 }
 
 export async function resume(app: App, runId: string | undefined): Promise<number> {
   const { ui, sessions } = app;
   const { t, color } = ui;
   if (!runId) {
-    ui.print(color.red(t('unknownCommand', { detail: 'resume <runId>' })));
+    ui.print(color.red(t('resumeUsage')));
     return EXIT_FAILED;
   }
   let result: SessionResult<ThawPlanValue>;

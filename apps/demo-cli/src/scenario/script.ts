@@ -13,7 +13,8 @@ import { type ScenarioText, scenarioText } from './text.js';
 
 /** The script never runs out: one step per model call, up to this many calls in a conversation. */
 const MAX_MODEL_CALLS = 1000;
-const KNOWN_LINES = initialFreezer().lines.map((line) => line.cellLine);
+/** The freezer's cell lines, each named once (a line may sit in several boxes, one entry each). */
+const KNOWN_LINES = [...new Set(initialFreezer().lines.map((line) => line.cellLine))];
 
 /** What one answer text of `{"answers":{…}}` holds, e.g. `K562, Other (custom: HeLa) (note: soon)`. */
 export interface ParsedAnswer {
