@@ -1,7 +1,7 @@
 /**
  * Every path that plays a run again after its worker was killed with SIGKILL inside a tool (DESIGN
  * §21, round 4), on the file, Redis and Postgres stores, counting `execute` calls: stop then retry,
- * stop then a message, a message alone, and a fork at every kept point. Under `ask` and a reconcile
+ * stop then a message, a message alone, a fork at every kept point, and an answer link used twice. Under `ask` and a reconcile
  * function the charge never runs again without a person's approval; it is never told "dropped".
  * (The takeover by `retry` is in-doubt-processes.test.ts; the same paths in one process, with four
  * eyes, quorum and answer links, are core's in-doubt-paths tests.)
@@ -21,7 +21,7 @@ const chargeResult = (result: SessionResult) =>
 const inDoubtPolicies = (result: SessionResult) =>
   result.events.flatMap((event) => (event.type === 'tool_in_doubt' ? [event.policy] : []));
 
-type Path = 'stop+retry' | 'stop+send' | 'send' | 'fork';
+type Path = 'stop+retry' | 'stop+send' | 'send' | 'fork' | 'link';
 
 /** Kills a worker inside the charge on a fresh backend, then plays `path` from this process. */
 async function afterKill(
@@ -56,6 +56,24 @@ async function afterKill(
       }
       expectNothingRan();
       expect(reconciled).toEqual([]);
+      return;
+    }
+    if (path === 'link') {
+      // The in_doubt ask (or the reconciled result) of the takeover; a one-click link approves it once.
+      const taken = await sessions.retry(runId);
+      if (policy === 'reconcile') {
+        expect(taken.status).toBe('completed');
+        expectReconciledOnce(taken);
+        return;
+      }
+      const token = await sessions.answerLink(runId, taken.pending[0]!.id, {
+        ttlMs: 60_000,
+        response: { type: 'approve' },
+      });
+      const uses = await Promise.allSettled([sessions.answerWithLink(token), sessions.answerWithLink(token)]);
+      expect(uses.filter((use) => use.status === 'fulfilled')).toHaveLength(1);
+      expect(executions).toEqual([key]);
+      expect((await sessions.get(runId)).status).toBe('completed');
       return;
     }
     if (path.startsWith('stop')) {
@@ -94,7 +112,7 @@ async function afterKill(
 describe('after kill -9 inside a tool, every path that plays the run again', () => {
   for (const kind of ['file', 'redis', 'postgres'] as const) {
     for (const policy of ['ask', 'reconcile'] as const) {
-      for (const path of ['stop+retry', 'stop+send', 'send', 'fork'] as const) {
+      for (const path of ['stop+retry', 'stop+send', 'send', 'fork', 'link'] as const) {
         it.skipIf(servers.missing(kind))(
           `${kind}, onInDoubt ${policy}: ${path}`,
           () => afterKill(kind, policy, path),

@@ -9,6 +9,9 @@ import { z } from 'zod';
 
 export type InDoubtCase = 'retry' | 'ask' | 'reconcile';
 
+/** The secret both the killed worker and the process that takes over sign the run's snapshots with. */
+export const IN_DOUBT_SECRET = 'in-doubt-processes-secret-of-32-characters';
+
 /** The call id of the charge, and the input it is made with. */
 export const CHARGE_CALL_ID = 'call_charge';
 
@@ -47,6 +50,8 @@ export function chargeAgent(
       (request) => `Done: ${request.messages.at(-1)?.content}`,
     ]),
     tools: [charge],
+    // Signed, so an answer link can be minted for its in_doubt ask.
+    snapshot: { secret: IN_DOUBT_SECRET },
   });
 }
 
