@@ -253,8 +253,8 @@ export interface AnyFunctionTool {
   needsApproval?:
     | boolean
     | ((input: never, ctx: ToolContext<never>) => boolean | string | Promise<boolean | string>);
-  timeoutMs?: number;
-  approvalTimeoutMs?: number;
+  timeoutMs?: number | undefined;
+  approvalTimeoutMs?: number | undefined;
   approval?: ApprovalPolicy<never, never>;
   errorMessage?: (error: unknown) => string;
   onInDoubt?: 'retry' | 'ask' | ((input: never, ctx: ToolContext<never>) => unknown);
