@@ -211,8 +211,10 @@ describe('a project that installs the packed packages', () => {
     expect(files.length).toBeGreaterThan(3);
   }, 240_000);
 
-  it('runs the Getting started as the README says: npx tsx quickstart.ts', async () => {
-    const { stdout } = await project.run('npx', ['tsx', 'quickstart.ts']);
+  it('runs the README quick start as it says: TURNKIT_SECRET=… npx tsx quickstart.ts', async () => {
+    const { stdout } = await project.run('npx', ['tsx', 'quickstart.ts'], {
+      TURNKIT_SECRET: 'consumer-test-secret-0123456789abcdef',
+    });
     expect(stdout.trim().split('\n')).toEqual([
       'needs_input',
       'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}',
