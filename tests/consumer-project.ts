@@ -48,10 +48,10 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /**
  * Writes `tsconfig.<name>.json` in `dir`: a user's strict project under `moduleResolution`
- * `resolution` (`module` to match), checking `files`, with `exactOptionalPropertyTypes` on as in a
- * project `tsc --init` makes (an option filled from `process.env` must take `undefined`). With
- * `libCheck` the declarations installed in the project (TurnKit's first) are type-checked too, not
- * only used.
+ * `resolution` (`module` to match), checking `files`, with `exactOptionalPropertyTypes` on unless
+ * `exactOptional` is false, as in a project `tsc --init` makes (an option filled from `process.env`
+ * must take `undefined`). With `libCheck` the declarations installed in the project (TurnKit's
+ * first) are type-checked too, not only used.
  */
 export async function writeTsconfig(
   dir: string,
@@ -61,17 +61,19 @@ export async function writeTsconfig(
     module,
     files,
     libCheck = false,
+    exactOptional = true,
   }: {
     resolution: string;
     module: string;
     files: string[];
     libCheck?: boolean;
+    exactOptional?: boolean;
   },
 ): Promise<string> {
   const config = `tsconfig.${name}.json`;
   const compilerOptions = {
     strict: true,
-    exactOptionalPropertyTypes: true,
+    exactOptionalPropertyTypes: exactOptional,
     noEmit: true,
     target: 'es2022',
     module,
