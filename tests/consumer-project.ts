@@ -14,12 +14,13 @@ import { packedTarballsFor, root } from './packed.js';
 
 const execute = promisify(execFile);
 
-/** The user's files, as the READMEs show them: file name → example name. */
+/** The user's files, as the READMEs and the guides show them: file name → example name. */
 export const README_FILES: Record<string, string> = {
   'agent.ts': 'agent',
   'quickstart.ts': 'getting-started',
   'postgres-handler.ts': 'postgres-handler',
   'frontend-server.ts': 'frontend-server',
+  'http-handler.ts': 'http-handler',
 };
 
 /** A consumer project on disk. */
@@ -47,8 +48,10 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /**
  * Writes `tsconfig.<name>.json` in `dir`: a user's strict project under `moduleResolution`
- * `resolution` (`module` to match), checking `files`. With `libCheck` the declarations installed in
- * the project (TurnKit's first) are type-checked too, not only used.
+ * `resolution` (`module` to match), checking `files`, with `exactOptionalPropertyTypes` on unless
+ * `exactOptional` is false, as in a project `tsc --init` makes (an option filled from `process.env`
+ * must take `undefined`). With `libCheck` the declarations installed in the project (TurnKit's
+ * first) are type-checked too, not only used.
  */
 export async function writeTsconfig(
   dir: string,
@@ -58,16 +61,19 @@ export async function writeTsconfig(
     module,
     files,
     libCheck = false,
+    exactOptional = true,
   }: {
     resolution: string;
     module: string;
     files: string[];
     libCheck?: boolean;
+    exactOptional?: boolean;
   },
 ): Promise<string> {
   const config = `tsconfig.${name}.json`;
   const compilerOptions = {
     strict: true,
+    exactOptionalPropertyTypes: exactOptional,
     noEmit: true,
     target: 'es2022',
     module,

@@ -1,11 +1,14 @@
 /**
  * TurnKit as someone else's project gets it (DESIGN §19): the packed tarballs of core and adapters
  * (`npm pack`, once per build: `packed.ts`) installed into a fresh `type: module` project outside the
- * workspace (with their registry dependencies, from npm's cache where it holds them), type-check the README's Getting started, the
- * Postgres handler and the useChat server under `moduleResolution` node16 and bundler, and run the
- * Getting started, the Postgres handler and the useChat server: the README's `frontend-server.ts`
- * started as its own process, beside the user's agent with a tool that needs approval, and driven
- * over real HTTP by AI SDK's `Chat` over `DefaultChatTransport` (start → approval → completed).
+ * workspace (with their registry dependencies, from npm's cache where it holds them). There the
+ * README's quick start, the Postgres handler, the useChat server and the runtimes guide's Node
+ * server type-check under `moduleResolution` node16 and bundler (strict, with
+ * `exactOptionalPropertyTypes`); the Getting started page's code type-checks under the
+ * `tsconfig.json` the page gives; and the quick start, the Postgres handler and the useChat server
+ * run: the README's `frontend-server.ts` started as its own process, beside the user's agent with a
+ * tool that needs approval, and driven over real HTTP by AI SDK's `Chat` over
+ * `DefaultChatTransport` (start → approval → completed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +23,7 @@ import {
   workspaceVersion,
   writeTsconfig,
 } from './consumer-project.js';
+import { docBlocks, repoRoot } from './fixtures/doc-blocks.js';
 import { freePort } from './free-port.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -104,6 +108,17 @@ console.log(
 
 let project: ConsumerProject;
 
+/** The `tsconfig.json` Getting started gives (its one JSON block with `compilerOptions`), as written. */
+async function gettingStartedTsconfig(): Promise<string> {
+  const page = await readFile(join(repoRoot, 'docs', 'getting-started.md'), 'utf8');
+  const configs = [...page.matchAll(/^```json\n([\s\S]*?)^```$/gm)]
+    .map((match) => match[1]!)
+    .filter((block) => block.includes('"compilerOptions"'));
+  if (configs.length !== 1)
+    throw new Error(`Getting started gives ${configs.length} tsconfig.json blocks, not one`);
+  return configs[0]!;
+}
+
 /**
  * Starts the README's `frontend-server.ts` as the user does (`tsx`, in `chat/`, its file store under
  * `chat/.turnkit`), one Node process this test can end by its handle.
@@ -176,8 +191,30 @@ describe('a project that installs the packed packages', () => {
     240_000,
   );
 
-  it('runs the Getting started as the README says: npx tsx quickstart.ts', async () => {
-    const { stdout } = await project.run('npx', ['tsx', 'quickstart.ts']);
+  it('type-checks the Getting started page’s code under the tsconfig.json the page gives', async () => {
+    await writeFile(join(project.dir, 'tsconfig.json'), await gettingStartedTsconfig());
+    const files = ['agent.ts', 'quickstart.ts'];
+    for (const block of await docBlocks()) {
+      if (block.file !== 'docs/getting-started.md' || block.name === 'agent') continue;
+      const file = `getting-started-L${block.line}.${block.lang}`;
+      await writeFile(join(project.dir, file), block.code);
+      files.push(file);
+    }
+    await writeFile(
+      join(project.dir, 'tsconfig.getting-started.json'),
+      JSON.stringify({ extends: './tsconfig.json', files }),
+    );
+    const result = await project
+      .run('npx', ['tsc', '-p', 'tsconfig.getting-started.json'])
+      .catch((error: { stdout: string }) => error);
+    expect('stdout' in result ? result.stdout : '').toBe('');
+    expect(files.length).toBeGreaterThan(3);
+  }, 240_000);
+
+  it('runs the README quick start as it says: TURNKIT_SECRET=… npx tsx quickstart.ts', async () => {
+    const { stdout } = await project.run('npx', ['tsx', 'quickstart.ts'], {
+      TURNKIT_SECRET: 'consumer-test-secret-0123456789abcdef',
+    });
     expect(stdout.trim().split('\n')).toEqual([
       'needs_input',
       'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}',

@@ -1,10 +1,12 @@
 /**
- * Every ```ts / ```tsx block of the documentation that readme.test.ts does not run (it is no
- * `// example: <name>`) and that is no verbatim copy of a runtime test's file (guides.test.ts checks
- * those) is type-checked as a standalone module, strict, with `moduleResolution: bundler`, against
- * the built packages. Blocks may import `./agent.js`: the `agent` example sits beside them as
- * `agent.ts`. All blocks are one compiler program, so the check costs one type-check, not one per
- * block; the blocks live in a scratch folder that exists only in the compiler's host, never on disk.
+ * Every ```ts / ```tsx block of the documentation that is no verbatim copy of a runtime test's file
+ * (guides.test.ts checks those) is type-checked as a standalone module against the built packages,
+ * strict and with `exactOptionalPropertyTypes` (as in a project `tsc --init` makes: an option filled
+ * from `process.env` must accept `undefined`), with `moduleResolution: bundler`. The named examples
+ * (`// example: <name>`), which readme.test.ts runs, are checked here too. Blocks may import
+ * `./agent.js`: the `agent` example sits beside them as `agent.ts`. All blocks are one compiler
+ * program, so the check costs one type-check, not one per block; the blocks live in a scratch folder
+ * that exists only in the compiler's host, never on disk.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -22,10 +24,10 @@ async function runtimeAppFiles(): Promise<Set<string>> {
   return new Set(await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8'))));
 }
 
-/** The blocks this suite checks: neither named examples nor verbatim runtime copies. */
+/** The blocks this suite checks: all but the verbatim runtime copies and `agent` (it is `agent.ts`). */
 async function checkedBlocks(): Promise<DocBlock[]> {
   const copies = await runtimeAppFiles();
-  return (await docBlocks()).filter((block) => !block.name && !copies.has(block.code));
+  return (await docBlocks()).filter((block) => block.name !== 'agent' && !copies.has(block.code));
 }
 
 /** A block's module name in the scratch folder: `docs-guides-mcp.md-L120.ts`. */
@@ -33,13 +35,14 @@ function moduleName(block: DocBlock): string {
   return `${block.file.replaceAll('/', '-')}-L${block.line}.${block.lang}`;
 }
 
-/** The compiler options: the workspace's base config, made strict for standalone modules. */
+/** The compiler options: the workspace's base config, made as strict as `tsc --init`'s for standalone modules. */
 function compilerOptions(): ts.CompilerOptions {
   const base = ts.readConfigFile(join(repoRoot, 'tsconfig.base.json'), ts.sys.readFile);
   const { options } = ts.convertCompilerOptionsFromJson(base.config.compilerOptions, repoRoot);
   return {
     ...options,
     strict: true,
+    exactOptionalPropertyTypes: true,
     noEmit: true,
     declaration: false,
     module: ts.ModuleKind.ESNext,
@@ -112,9 +115,9 @@ describe('the code blocks of the documentation', () => {
     expect([...files].filter((file) => file.startsWith('docs/guides/')).length).toBeGreaterThan(5);
   });
 
-  it('leaves out the named examples and the verbatim copies of the runtime tests', async () => {
+  it('checks the named examples too, and leaves out the verbatim copies of the runtime tests', async () => {
     const copies = await runtimeAppFiles();
-    expect(blocks.some((block) => block.code.startsWith('// example: '))).toBe(false);
+    expect(blocks.map((block) => block.name)).toContain('http-handler');
     expect(blocks.some((block) => copies.has(block.code))).toBe(false);
   });
 
@@ -128,6 +131,18 @@ describe('the code blocks of the documentation', () => {
     const problems = typeCheck([broken], agent);
     expect(problems.map((problem) => problem.where)).toEqual(['docs/guides/broken.md:42']);
     expect(problems[0]?.message).toMatch(/not assignable to type 'number'/);
+  }, 60_000);
+
+  it('checks with exactOptionalPropertyTypes: an optional option that refuses undefined is reported', () => {
+    const strict: DocBlock = {
+      file: 'docs/guides/strict.md',
+      line: 10,
+      lang: 'ts',
+      code: 'const options: { token?: string } = { token: process.env.API_TOKEN };\nexport { options };\n',
+    };
+    const problems = typeCheck([strict], agent);
+    expect(problems.map((problem) => problem.where)).toEqual(['docs/guides/strict.md:10']);
+    expect(problems[0]?.message).toMatch(/exactOptionalPropertyTypes/);
   }, 60_000);
 
   it('type-checks every other ts and tsx block as a standalone module', () => {

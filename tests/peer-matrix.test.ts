@@ -3,7 +3,8 @@
  * install the packed packages with a plain `npm install` beside the lowest and the highest major
  * each optional peer's range in `packages/adapters/package.json` allows (with the AI SDK line and
  * OpenAI provider of each `@ai-sdk/provider` major), type-check the README's examples and the
- * matrix's consumer script under TypeScript 5.9 and 7 with `moduleResolution` node16 and bundler, and
+ * matrix's consumer script under TypeScript 5.9 and 7 with `moduleResolution` node16 and bundler
+ * (with every declaration checked, and as a `tsc --init` project with `exactOptionalPropertyTypes`), and
  * run that script on Node 22, 24 and 26 (from npm): a question → answer cycle through `openAIModel`,
  * `aiSdkModel`, `redisStore` with `bullmqQueue`, and `postgresStore`, and an MCP tool's
  * `input_required` → value cycle through `mcpTools`.
@@ -199,24 +200,37 @@ describe.each(['lowest', 'highest'] as const)('the %s majors of the peers', (col
     'type-check under TypeScript %s, moduleResolution %s',
     async (version, resolution, pkg, module) => {
       const project = await projectOf(column);
-      // libCheck: TurnKit's own declarations are checked under each TypeScript, beside each column's
-      // peers, not only used (skipLibCheck would pass a .d.ts that names a type a peer lacks).
-      const config = await writeTsconfig(project.dir, `${pkg}.${resolution}`, {
-        resolution,
-        module,
-        files: CHECKED_FILES,
-        libCheck: true,
-      });
       const installed = JSON.parse(
         await readFile(join(project.dir, 'node_modules', pkg, 'package.json'), 'utf8'),
       );
       expect(installed.version).toMatch(new RegExp(`^${version.replace('.', '\\.')}\\.`));
-      const result = await project
-        .run(process.execPath, [join('node_modules', pkg, 'bin', 'tsc'), '-p', config])
-        .catch((error: { stdout: string }) => error);
-      expect('stdout' in result ? result.stdout : '').toBe('');
+      const tsc = (config: string) =>
+        project
+          .run(process.execPath, [join('node_modules', pkg, 'bin', 'tsc'), '-p', config])
+          .catch((error: { stdout: string }) => error);
+      // libCheck: TurnKit's own declarations are checked under each TypeScript, beside each column's
+      // peers, not only used (skipLibCheck would pass a .d.ts that names a type a peer lacks). Without
+      // exactOptionalPropertyTypes: the declarations of xstate 5 and @ai-sdk/provider-utils do not
+      // type-check under it themselves.
+      const declarations = await writeTsconfig(project.dir, `${pkg}.${resolution}`, {
+        resolution,
+        module,
+        files: CHECKED_FILES,
+        libCheck: true,
+        exactOptional: false,
+      });
+      const checked = await tsc(declarations);
+      expect('stdout' in checked ? checked.stdout : '').toBe('');
+      // The user's files as a `tsc --init` project checks them: exactOptionalPropertyTypes, skipLibCheck.
+      const strict = await writeTsconfig(project.dir, `${pkg}.${resolution}.strict`, {
+        resolution,
+        module,
+        files: CHECKED_FILES,
+      });
+      const strictly = await tsc(strict);
+      expect('stdout' in strictly ? strictly.stdout : '').toBe('');
     },
-    120_000,
+    240_000,
   );
 
   describe.each(NODES)('on Node %i', (major) => {

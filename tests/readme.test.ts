@@ -5,7 +5,7 @@
  * `./agent.js` gets the `agent` example of Getting started (a scripted inventory agent) beside it.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -35,13 +35,14 @@ async function writeExamples(names: string[], ext = 'ts'): Promise<void> {
 
 /**
  * Writes the example (with `also`, other examples it runs with, and the fixtures it may import) to
- * the scratch folder; runs `entry` with tsx.
+ * the scratch folder, with `append` (code of the test's own) after its code; runs `entry` with tsx.
  */
 async function runExample(
   name: string,
-  options: { entry?: string; env?: Record<string, string>; also?: string[] } = {},
+  options: { entry?: string; env?: Record<string, string>; also?: string[]; append?: string } = {},
 ) {
   await writeExamples([name, 'agent', ...(options.also ?? [])]);
+  if (options.append) await appendFile(join(scratch, `${name}.ts`), options.append);
   for (const fixture of ['postgres-handler-harness.ts', 'http-handler-harness.ts', 'frontend-harness.ts']) {
     await copyFile(join(here, 'fixtures', fixture), join(scratch, fixture));
   }
@@ -64,6 +65,26 @@ async function runFrontend(client: string) {
     env: { PORT: String(await freePort()), TURNKIT_CLIENT: client },
   });
 }
+
+/** TURNKIT_SECRET for the README quick start, which signs its snapshots with it. */
+const QUICK_START_ENV = { TURNKIT_SECRET: 'readme-test-secret-0123456789abcdef' };
+
+/**
+ * Appended to the README quick start, in its module: a client edits the snapshot it holds (the
+ * user's message in it), then sends the one it got; prints what each answer did.
+ */
+const TAMPERING = `
+const { TurnkitError } = await import('@turnkit/core');
+const edited = paused.snapshot.replace('Thaw one K562 vial', 'Thaw ten K562 vials');
+for (const held of [edited, paused.snapshot]) {
+  try {
+    const resumed = await answerQuestion(agent, held, { answers: { 'Cell line': 'K562' } });
+    console.log('resumed', held === edited ? 'edited' : 'unchanged', resumed.status);
+  } catch (error) {
+    console.log('refused', held === edited ? 'edited' : 'unchanged', TurnkitError.isInstance(error) ? \`\${error.name} \${error.code}\` : error);
+  }
+}
+`;
 
 const pgUrl = process.env.TURNKIT_PG_URL;
 const redisUrl = process.env.TURNKIT_REDIS_URL;
@@ -129,8 +150,24 @@ describe('the named examples of the documentation', () => {
   });
 
   it('getting-started: the README quick start pauses on its question, and the answer completes the run', async () => {
-    const lines = (await runExample('getting-started')).trim().split('\n');
+    const lines = (await runExample('getting-started', { env: QUICK_START_ENV })).trim().split('\n');
     expect(lines).toEqual(['needs_input', 'completed Noted: {"answers":{"Cell line":"K562-dTAG"}}']);
+  });
+
+  it('getting-started: the quick start’s agent refuses a snapshot its holder edited (SNAPSHOT_TAMPERED), and resumes the one it got', async () => {
+    const lines = (await runExample('getting-started', { env: QUICK_START_ENV, append: TAMPERING }))
+      .trim()
+      .split('\n');
+    expect(lines.slice(2)).toEqual([
+      'refused edited SnapshotError SNAPSHOT_TAMPERED',
+      'resumed unchanged completed',
+    ]);
+  });
+
+  it('getting-started: the quick start will not run unsigned: without TURNKIT_SECRET it stops and says so', async () => {
+    await expect(runExample('getting-started', { env: { TURNKIT_SECRET: '' } })).rejects.toThrow(
+      /Set TURNKIT_SECRET/,
+    );
   });
 
   it('quickstart: pauses, stores the snapshot in a file, and resumes from it', async () => {

@@ -466,9 +466,10 @@ export interface TurnOptions {
   /**
    * Who makes this call (e.g. the user an HTTP handler's `authorize` names). A new run records it in
    * its snapshot; a run recorded with another principal is refused as `RUN_NOT_FOUND`, so a caller
-   * cannot even learn that it exists. Runs recorded without one accept any caller.
+   * cannot even learn that it exists. Runs recorded without one accept any caller. `undefined` is
+   * the same as leaving it out.
    */
-  principal?: string;
+  principal?: string | undefined;
   /** Spans of this call (overrides the agent's `telemetry`). */
   telemetry?: Telemetry;
   /**

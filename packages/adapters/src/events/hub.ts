@@ -35,7 +35,7 @@ export interface SubscribeOptions {
    * the messages it still holds after that event (the `state` with that seq included), then live
    * ones, each once and in order. Without it, live messages only.
    */
-  after?: number;
+  after?: number | undefined;
   /** Called once if the hub stops delivering to this listener because it was closed. */
   onEnd?: () => void;
 }
@@ -103,9 +103,9 @@ export function deliver(listener: HubListener, message: HubMessage): void {
 /** Options of {@link createEventHub}. */
 export interface EventHubOptions {
   /** Most messages kept per run for `Last-Event-ID` resumption (default 1000; 0 keeps none). */
-  maxLength?: number;
+  maxLength?: number | undefined;
   /** How long a run's messages are kept after its last one was published (default 60 000 ms). */
-  retainMs?: number;
+  retainMs?: number | undefined;
 }
 
 interface Entry {

@@ -40,7 +40,7 @@ export interface MountDeps {
 
 /** Where a protocol is mounted, relative to the handler's `basePath` (e.g. `{ path: '/chat' }`). */
 export interface ProtocolMountOptions {
-  path?: string;
+  path?: string | undefined;
 }
 
 /**
@@ -64,48 +64,54 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 /** Default `replayTtlMs`: 30 days. */
 export const DEFAULT_REPLAY_TTL_MS = 30 * 24 * 3600 * 1000;
 
-/** Options of `createHandler`. */
+/**
+ * Options of `createHandler`. Each optional one also takes `undefined` (an unset environment
+ * variable), which means the same as leaving it out.
+ */
 export interface HandlerOptions {
   agent: AnyAgent;
   /** Store mode: runs live here between requests. Without it the handler is in client-held mode. */
   store?: SnapshotStore;
   /**
    * HMAC secret for snapshots (default: the agent's `snapshot.secret`). Required without a store,
-   * at least 32 characters; with a store it signs the snapshots at rest.
+   * at least 32 characters; with a store it signs the snapshots at rest. `undefined` is the same as
+   * leaving it out: a client-held handler without any secret is refused with `CONFIG_INVALID`.
    */
-  secret?: string;
+  secret?: string | undefined;
   /**
    * Encrypt snapshots (AES-256-GCM, key derived from `secret`): a client holding one reads neither
    * transcript nor context. Also on when the agent has `snapshot.encrypt`. Needs a secret.
    */
-  encrypt?: boolean;
+  encrypt?: boolean | undefined;
   /**
    * Client-held mode: whether a snapshot may resume its run more than once (default `'allow'`). With
    * `'allow'`, a client can send an older snapshot of its run again and its tools run again: a tool
    * with side effects must deduplicate on `ctx.idempotencyKey`. With `'reject'`, each snapshot
    * resumes at most once (needs `replayStore`); a second use answers 409 `CONFLICT`.
    */
-  replay?: 'allow' | 'reject';
+  replay?: 'allow' | 'reject' | undefined;
   /** With `replay: 'reject'`: where used snapshots are remembered (`memoryReplayStore()`, `redisReplayStore(client)`). */
   replayStore?: ReplayStore;
   /**
    * With `replay: 'reject'`: how long a used snapshot is remembered (default 30 days); a snapshot
    * older than this is refused (409), since a replay of it could no longer be recognised.
    */
-  replayTtlMs?: number;
+  replayTtlMs?: number | undefined;
   /** Path prefix of every route, e.g. `/api/agent` (default: none). */
-  basePath?: string;
+  basePath?: string | undefined;
   /**
    * Bearer token every request must carry (`Authorization: Bearer …`), compared in constant time.
-   * A token with whitespace could never match and is refused when the handler is built.
+   * A token with whitespace could never match and is refused when the handler is built. Left out or
+   * `undefined` (e.g. `process.env.TURNKIT_API_TOKEN` unset), no token is checked: the handler is
+   * open unless `authorize` or your gateway guards it.
    */
-  token?: string;
+  token?: string | undefined;
   /**
    * Store mode: enables `POST /sweep` (timeouts that fire, DESIGN §14), authenticated by
    * `Authorization: Bearer <sweepToken>` alone — `token` and `authorize` are not consulted, so a
-   * cron job needs no user credentials. Without it the route does not exist.
+   * cron job needs no user credentials. Without it (or with `undefined`) the route does not exist.
    */
-  sweepToken?: string;
+  sweepToken?: string | undefined;
   /**
    * Standard protocols mounted beside the routes (paths relative to `basePath`), with the same
    * store, token, `authorize`, CORS and limits, each made by its own subpath's factory so a handler
@@ -120,18 +126,18 @@ export interface HandlerOptions {
    */
   authorize?: Authorize;
   /** CORS for browsers on other origins (off by default). `['*']` allows any origin. */
-  cors?: { origins: string[]; maxAgeSeconds?: number };
+  cors?: { origins: string[]; maxAgeSeconds?: number | undefined };
   /** Largest request body in bytes (default 1 MiB), enforced while reading. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Store mode: how long a request's claim on a run holds (default 60 000 ms, see `createSessions`). */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * Store mode: called once per new pending interaction after its pause is stored, at least once
    * (see `createSessions`' `onInteraction`): send the e-mail with an answer link, post to chat.
    */
   onInteraction?: OnInteraction;
   /** Include the transcript in responses and `state` events (default true). */
-  messages?: boolean;
+  messages?: boolean | undefined;
   /** Builds the application `context` of a new run from its `POST /runs` request (e.g. the user id). */
   context?: (request: Request) => unknown | Promise<unknown>;
   /** Also receives every event of the turns this handler plays (e.g. `jsonlEventLog(dir).onEvent`). */
@@ -144,12 +150,12 @@ export interface HandlerOptions {
    */
   onError?: (error: unknown, request: Request, run?: { runId: string; agentPath: string[] }) => void;
   /** Interval of SSE heartbeat comments (default 15 000 ms). */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   /**
    * Most bytes queued for one SSE client and not yet read (default 8 MiB): a client that falls
    * further behind is disconnected (it may reconnect).
    */
-  maxQueuedBytes?: number;
+  maxQueuedBytes?: number | undefined;
   /**
    * Where turns publish their events and states for SSE streams, and where streams resume from
    * `Last-Event-ID`. Default: an in-process hub (`createEventHub()`), which sees only the turns this

@@ -59,7 +59,10 @@ export interface RedisReplayClient {
  * A {@link ReplayStore} on Redis (an ioredis client): a claim is `SET key 1 PX ttlMs NX`, atomic
  * across every instance sharing the server. Keys are `prefix + key` (default `'turnkit:replay:'`).
  */
-export function redisReplayStore(client: RedisReplayClient, options: { prefix?: string } = {}): ReplayStore {
+export function redisReplayStore(
+  client: RedisReplayClient,
+  options: { prefix?: string | undefined } = {},
+): ReplayStore {
   const prefix = options.prefix ?? 'turnkit:replay:';
   return {
     async claim(key, ttlMs) {

@@ -28,26 +28,26 @@ export interface BullmqQueueOptions {
    */
   connection: ConnectionOptions;
   /** The queue's name. Default `turnkit-turns`. */
-  name?: string;
+  name?: string | undefined;
   /** BullMQ's key prefix in Redis. Default `bull`. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Deliveries of a job before it becomes a dead letter. Default 5. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** The first retry's delay; each next one doubles it. Default 1000 ms. */
-  backoffMs?: number;
+  backoffMs?: number | undefined;
   /**
    * How long a consumer's hold on a job lasts unless renewed (BullMQ renews it at half this while
    * the job plays). A job whose worker died is delivered again within about twice this. Default
    * 30 000 ms.
    */
-  lockMs?: number;
+  lockMs?: number | undefined;
   /** Dead letters kept (the oldest go first). Default 1000. */
-  keepDeadLetters?: number;
+  keepDeadLetters?: number | undefined;
   /**
    * How long `enqueue` waits for Redis before it gives up with `QUEUE_UNAVAILABLE` (BullMQ itself
    * waits for as long as Redis is down). A handler then plays the turn in the request. Default 5 000 ms.
    */
-  enqueueTimeoutMs?: number;
+  enqueueTimeoutMs?: number | undefined;
   /**
    * Called when the queue's own connection fails (Redis unreachable, a lost connection); BullMQ keeps
    * reconnecting. Consumers report theirs to `consume`'s `onError`. Default: `console.error`.

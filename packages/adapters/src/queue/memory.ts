@@ -19,9 +19,9 @@ import {
 /** Options of {@link memoryQueue}. */
 export interface MemoryQueueOptions {
   /** Deliveries of a job before it becomes a dead letter. Default 5. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** The first retry's delay; each next one doubles it. Default 1000 ms. */
-  backoffMs?: number;
+  backoffMs?: number | undefined;
 }
 
 interface Entry {

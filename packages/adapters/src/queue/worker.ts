@@ -27,9 +27,9 @@ export interface WorkerOptions {
   /** The queue the handlers enqueue to (`createHandler({ queue })`). The worker never closes it. */
   queue: TurnQueue;
   /** The handlers' `leaseMs` (default 60 000): how long a claim lasts without renewal. */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** Turns played at once by this worker. Default 1. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * Where the turns' events and states are published: the hub the handlers' event streams read
    * (`redisEventHub`, `postgresEventHub`; an in-process hub only when handler and worker share
@@ -37,7 +37,7 @@ export interface WorkerOptions {
    */
   eventHub?: EventHub;
   /** Whether `state` messages carry the transcript, as the handlers' `messages`. Default true. */
-  messages?: boolean;
+  messages?: boolean | undefined;
   /** Sees every event of every turn this worker plays. */
   onEvent?: (event: AgentEvent) => void;
   /**
@@ -46,7 +46,7 @@ export interface WorkerOptions {
    */
   onError?: (error: unknown, job?: TurnJob) => void;
   /** How long `close()` lets the turns under way finish before handing them back. Default 30 000 ms. */
-  graceMs?: number;
+  graceMs?: number | undefined;
   /**
    * Signals on which the worker closes (then the signal is raised again, so the process ends as it
    * would have, unless the app listens for it too). Default `['SIGTERM', 'SIGINT']`; `[]` for none.

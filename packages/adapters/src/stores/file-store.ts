@@ -56,9 +56,9 @@ import { assertSafeRunId, isSafeRunId } from './run-id.js';
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {
   /** A lock file older than this is taken to belong to a dead process and is broken. Default 10 000. */
-  staleLockMs?: number;
+  staleLockMs?: number | undefined;
   /** How long a writer waits for another writer's lock before giving up. Default 20 000. */
-  lockTimeoutMs?: number;
+  lockTimeoutMs?: number | undefined;
   /**
    * The store's clock in epoch ms (default `Date.now`): it alone judges leases, and question expiry
    * unless a call passes `now` (reads and writes give it to sessions). Locks use the real clock.

@@ -35,7 +35,7 @@ export interface PgQueryable {
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
   /** Table name, optionally schema-qualified (`schema.table`); plain identifiers only. Default `turnkit_runs`. */
-  table?: string;
+  table?: string | undefined;
   /**
    * How many points of each run to keep for `sessions.history` and `sessions.fork` (default: all).
    * A point is a row of `<table>_pts`: the version's head and where its logs then began.

@@ -46,11 +46,11 @@ import {
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
   /** Prepended to the run id to make the run's key. Default `'turnkit:run:'`. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** When set, a run's key expires this many seconds after its last write or renewal (Redis EXPIRE). */
-  ttlSeconds?: number;
+  ttlSeconds?: number | undefined;
   /** The sorted set indexing runs by `expiresAt`, for `listExpired`. Default `` `${prefix}__expiry__` ``. */
-  expiryKey?: string;
+  expiryKey?: string | undefined;
   /**
    * The inbox index (`listPending`): a hash of entries at this key, and sorted sets at this key +
    * a scope (`:all`, `:p:<principal>`, `:np`, `:a:<assignee>`, `:v:<principal>`, `:k:<kind>`),
@@ -60,7 +60,7 @@ export interface RedisStoreOptions {
    * (which kept no `:k:` sets) into theirs, once (marker `<key>:kinds`); upgrade every writer
    * before relying on it, as an older writer adds no entry to a kind's set.
    */
-  pendingKey?: string;
+  pendingKey?: string | undefined;
   /**
    * How many points of each run to keep for `sessions.history` and `sessions.fork` (default: all).
    * A point is a field of the run's hash: its head and the number of log chunks it had.

@@ -54,9 +54,13 @@ export interface DecodedSnapshot {
 
 /** How an agent protects its snapshots: HMAC-signed with `secret`, or also encrypted. */
 export interface SnapshotKeys {
-  secret?: string;
+  /**
+   * The HMAC key. `undefined` (e.g. an unset environment variable) is the same as leaving it out:
+   * snapshots are then neither signed nor checked, so an edited one resumes.
+   */
+  secret?: string | undefined;
   /** With `secret`: AES-256-GCM, so a client holding the snapshot reads neither transcript nor context. */
-  encrypt?: boolean;
+  encrypt?: boolean | undefined;
 }
 
 /**
@@ -209,7 +213,10 @@ export interface SnapshotHeader {
  * With `secret`, the signature is checked (or the encrypted content authenticated) first; the
  * transcript and state are not validated (the resume that follows does that).
  */
-export function readSnapshotHeader(snapshot: string, options: { secret?: string } = {}): SnapshotHeader {
+export function readSnapshotHeader(
+  snapshot: string,
+  options: { secret?: string | undefined } = {},
+): SnapshotHeader {
   if (typeof snapshot !== 'string') throw invalidSnapshot(`expected a string, got ${typeof snapshot}`);
   const cut = encryptedAt(snapshot);
   const secret = secretOf(options);
@@ -262,13 +269,16 @@ function parseObject(text: string): Record<string, unknown> {
  * Validates a snapshot string and returns it decoded, for inspection (status, transcript, pending
  * interactions). With `secret`, the signature is checked first (an encrypted snapshot needs it).
  */
-export function parseSnapshot(snapshot: string, options: { secret?: string } = {}): DecodedSnapshot {
+export function parseSnapshot(
+  snapshot: string,
+  options: { secret?: string | undefined } = {},
+): DecodedSnapshot {
   const secret = secretOf(options);
   return checkShape(readEnvelope(snapshot, secret ? { secret } : {}));
 }
 
 /** The `secret` of an options argument from a caller, checked. */
-function secretOf(options: { secret?: string } | undefined | null): string | undefined {
+function secretOf(options: { secret?: string | undefined } | undefined | null): string | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object' || (options.secret !== undefined && typeof options.secret !== 'string')) {
     throw new TurnkitError('CONFIG_INVALID', 'The options must be { secret?: string }.');

@@ -180,9 +180,9 @@ export interface FunctionToolConfig<Input, Output, Context = unknown> {
   ) => Output | AskSignal | Promise<Output | AskSignal>;
   needsApproval?: ApprovalDecider<Input, Context>;
   /** The call fails with `tool_timeout` after this long. No limit when unset. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** A pending approval expires (result `approval_timeout`) this long after it was asked. */
-  approvalTimeoutMs?: number;
+  approvalTimeoutMs?: number | undefined;
   /** Who may decide this tool's approvals, and how many must approve (with `needsApproval`). */
   approval?: ApprovalPolicy<Input, Context>;
   /**
@@ -208,13 +208,13 @@ export interface FunctionTool<Input = unknown, Output = unknown, Context = unkno
 /** Options of {@link askUserQuestion}. */
 export interface AskUserQuestionOptions {
   /** Tool name the model sees; default `AskUserQuestion`. */
-  name?: string;
+  name?: string | undefined;
   /** What the model reads about the tool; the default explains when (not) to ask. */
-  description?: string;
+  description?: string | undefined;
   /** Overrides of the limits (else `ASK_*` environment variables, else 4 questions, 4 options…). */
   limits?: Partial<QuestionLimits>;
   /** A pending question expires this long after it was asked. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** What an expired question gives the model: a `question_timeout` error, or each question's first option. */
   onExpire?: 'timeout' | 'recommended';
   /**
@@ -253,8 +253,8 @@ export interface AnyFunctionTool {
   needsApproval?:
     | boolean
     | ((input: never, ctx: ToolContext<never>) => boolean | string | Promise<boolean | string>);
-  timeoutMs?: number;
-  approvalTimeoutMs?: number;
+  timeoutMs?: number | undefined;
+  approvalTimeoutMs?: number | undefined;
   approval?: ApprovalPolicy<never, never>;
   errorMessage?: (error: unknown) => string;
   onInDoubt?: 'retry' | 'ask' | ((input: never, ctx: ToolContext<never>) => unknown);
@@ -325,7 +325,10 @@ export type OnInteraction = (
   run: TurnResult<unknown> & { version: number },
 ) => void | Promise<void>;
 
-/** Configuration of {@link defineAgent}; `TOutput` is what its `output` schema parses to. */
+/**
+ * Configuration of {@link defineAgent}; `TOutput` is what its `output` schema parses to. `maxSteps`,
+ * `version` and `snapshot`'s keys also take `undefined`, which means the same as leaving them out.
+ */
 export interface AgentConfig<TOutput = string> {
   /** Identifies the agent in snapshots, events and `agentPath`; a resume with another name is refused. */
   name: string;
@@ -352,7 +355,7 @@ export interface AgentConfig<TOutput = string> {
   modelSettings?: ModelSettings;
   tools?: Tool[];
   /** Model calls per turn before the turn ends `max_steps` (default 20). */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /**
    * With a `secret`, snapshots are HMAC-SHA256 signed and unsigned or edited ones are refused; with
    * `encrypt: true` too, they are AES-256-GCM encrypted, so whoever holds one reads neither the
@@ -360,7 +363,7 @@ export interface AgentConfig<TOutput = string> {
    */
   snapshot?: SnapshotKeys;
   /** Recorded in every snapshot; a snapshot with another version goes through `migrate`. */
-  version?: string;
+  version?: string | undefined;
   /** Upgrades a snapshot written by another `version` of the agent; returns the snapshot to use. */
   migrate?: (decoded: DecodedSnapshot) => DecodedSnapshot;
   questions?: {

@@ -30,15 +30,15 @@ const UNCLOSED_QUOTE =
 /** Options of {@link shellAskTool}. */
 export interface ShellAskToolOptions<Context = unknown> {
   /** Tool name the model sees (default `shell`). */
-  name?: string;
+  name?: string | undefined;
   /** What the model reads; the default says how to ask. */
-  description?: string;
+  description?: string | undefined;
   /** Runs every command that is not an ask; its return value is the tool result. */
   run: (command: string, ctx: ToolContext<Context>) => unknown;
   /** Limits of the questions (else `ASK_*` environment variables, else the defaults). */
   limits?: Partial<QuestionLimits>;
   /** A pending question expires this long after it was asked. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /**

@@ -20,11 +20,11 @@ export interface PgPool {
 /** Options of {@link postgresEventHub}. */
 export interface PostgresEventHubOptions {
   /** Table name, optionally schema-qualified (`schema.table`); plain identifiers only. Default `turnkit_events`. */
-  table?: string;
+  table?: string | undefined;
   /** The `NOTIFY` channel (a plain identifier). Default `turnkit_events`. */
-  channel?: string;
+  channel?: string | undefined;
   /** How long rows are kept; older ones are deleted by `trim()`, which publishing runs every minute. Default 3 600 000 (1 h). */
-  retainMs?: number;
+  retainMs?: number | undefined;
   /** Receives what goes wrong with PostgreSQL (a lost connection, a failed write). Default: `console.error`. */
   onError?: (error: unknown) => void;
 }

@@ -17,11 +17,11 @@ import { type Entry, PAGE_SIZE, retryDelay, type SharedHub, sharedHub, sleep } f
 /** Options of {@link redisEventHub}. */
 export interface RedisEventHubOptions {
   /** Prepended to the run id to make its stream's key. Default `'turnkit:events:'`. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Entries kept per run, approximately (`XADD … MAXLEN ~`). Default 10 000. */
-  maxLength?: number;
+  maxLength?: number | undefined;
   /** A run's stream expires this long after its last message (`PEXPIRE`). Default 3 600 000 (1 h). */
-  retainMs?: number;
+  retainMs?: number | undefined;
   /** Receives what goes wrong with Redis (a lost connection, a failed write). Default: `console.error`. */
   onError?: (error: unknown) => void;
 }

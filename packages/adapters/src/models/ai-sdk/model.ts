@@ -27,11 +27,11 @@ export type { AiSdkLanguageModel } from './model-spec.js';
 /** Options of {@link aiSdkModel}: any call setting of the provider spec, plus how the adapter calls the model. */
 export interface AiSdkModelOptions extends AiSdkCallSettings {
   /** The adapter's `name` (in events and `chat {model}` spans). Default `<provider>:<modelId>`, e.g. `anthropic:claude-sonnet-4-5`. */
-  name?: string;
+  name?: string | undefined;
   /** Stream (`doStream`) when the caller listens for deltas. Default true; false always uses `doGenerate`. */
-  stream?: boolean;
+  stream?: boolean | undefined;
   /** Retries of failures the provider marks retryable (408, 409, 429, 5xx, a lost connection). Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 /**

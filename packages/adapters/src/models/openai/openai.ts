@@ -47,24 +47,33 @@ export interface OpenAIClient {
   readonly chat: { readonly completions: { create(body: never, options?: never): PromiseLike<unknown> } };
 }
 
-/** Options of {@link openAIModel}. */
+/**
+ * Options of {@link openAIModel}. Each optional one also takes `undefined`, which means the same as
+ * leaving it out (its default).
+ */
 export interface OpenAIModelOptions {
   /** The model name, e.g. `'gpt-4.1-mini'` (or whatever your compatible server serves). */
   model: string;
   /** A client you configured yourself (`new OpenAI(…)` of openai 6 or 7); `apiKey` and `baseURL` are then ignored. */
   client?: OpenAIClient;
-  /** Default: the `OPENAI_API_KEY` environment variable. Local servers accept any non-empty string. */
-  apiKey?: string;
-  /** Default: `OPENAI_BASE_URL` or OpenAI's. For compatible servers, e.g. `http://localhost:11434/v1`. */
-  baseURL?: string;
+  /**
+   * Default (also for `undefined`): the `OPENAI_API_KEY` environment variable. Local servers accept
+   * any non-empty string.
+   */
+  apiKey?: string | undefined;
+  /**
+   * Default (also for `undefined`): `OPENAI_BASE_URL` or OpenAI's. For compatible servers, e.g.
+   * `http://localhost:11434/v1`.
+   */
+  baseURL?: string | undefined;
   /** Stream the answer (deltas reach `onDelta`). Default true. */
-  stream?: boolean;
+  stream?: boolean | undefined;
   /** Default temperature; `request.settings.temperature` (the agent's or the call's) wins. */
-  temperature?: number;
+  temperature?: number | undefined;
   /** Retries of 408/409/429/5xx and connection failures, with the client's backoff. Default: the client's (2). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Per-request timeout in ms. Default: the client's (10 minutes). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Extra request-body fields (e.g. `{ max_completion_tokens: 512 }`); model, messages, tools and stream win. */
   extraBody?: Record<string, unknown>;
 }

@@ -43,7 +43,7 @@ export interface AgUiHandlerOptions
     | 'now'
   > {
   /** Send `MESSAGES_SNAPSHOT` (the run's whole transcript) at the end of every run (default true). */
-  messages?: boolean;
+  messages?: boolean | undefined;
   /** Builds the application `context` of a new thread from the request that starts it (e.g. the user id). */
   context?: (request: Request) => unknown | Promise<unknown>;
 }

@@ -17,8 +17,8 @@ import { McpCallError } from './errors.js';
 /** What `mcpTools` reads of a listed tool: the fields the 1.x and v2 `Tool` types share. */
 export interface McpListedTool {
   name: string;
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
   inputSchema: Record<string, unknown>;
 }
 

@@ -37,24 +37,27 @@ import { elicitations, responsesFrom } from './forms.js';
 import { clientHeldRuns, type RunKeeper, type RunOutcome, type RunPointer, storedRuns } from './runs.js';
 import { loadServerSdk } from './sdk.js';
 
-/** Options of {@link mcpServer}. */
+/**
+ * Options of {@link mcpServer}. Each optional one also takes `undefined`, which means the same as
+ * leaving it out.
+ */
 export interface McpServerOptions {
   /** Store mode: paused runs live here and the `requestState` carries `{ runId, version }`. */
   store?: SnapshotStore;
   /**
    * Signs `requestState` (a key derived from it; at least 32 characters). Required without a
    * store, where the paused run's snapshot travels in the `requestState`. With a store and no
-   * secret a random key is used: only this process can continue its runs.
+   * secret (or `undefined`) a random key is used: only this process can continue its runs.
    */
-  secret?: string;
+  secret?: string | undefined;
   /** The MCP tool's name (default: the agent's name, with characters MCP does not allow as `_`). */
-  name?: string;
+  name?: string | undefined;
   /** What the MCP client's model reads about the tool. */
-  description?: string;
+  description?: string | undefined;
   /** How long a person may take to answer a pause, in seconds (default 3600): an older `requestState` is refused. */
-  ttlSeconds?: number;
+  ttlSeconds?: number | undefined;
   /** Store mode: the claim's lease (see `createSessions`). */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** The application `context` of a new run, from its HTTP request (none over stdio). */
   context?: (request: Request | undefined) => unknown | Promise<unknown>;
   /** Receives every event of the turns played here. */
@@ -65,8 +68,11 @@ export interface McpServerOptions {
 
 /** Per-request options of {@link McpServerHandler.fetch}. */
 export interface McpFetchOptions {
-  /** Who makes the request (e.g. from your auth): runs and `requestState`s are bound to it. */
-  principal?: string;
+  /**
+   * Who makes the request (e.g. from your auth): runs and `requestState`s are bound to it.
+   * `undefined` is the same as leaving it out.
+   */
+  principal?: string | undefined;
 }
 
 /** The agent as an MCP server. */

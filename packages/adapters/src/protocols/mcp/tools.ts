@@ -34,22 +34,22 @@ export interface McpToolsOptions {
     | readonly string[]
     | ((call: McpToolCall) => boolean | string | Promise<boolean | string>);
   /** Put in front of every TurnKit name (letters, digits, `_`, `-`), e.g. `github_`, to keep servers apart. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** A call (each request of it) fails after this long without an answer (default 60 000 ms). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * The most a result may put in the transcript, in UTF-8 bytes of the text the model reads (a
    * `structuredContent` result: its JSON). A larger one is cut there, on a character boundary, and
    * ends with a note telling the model it was truncated, how big it was, and to ask for less. A
    * positive integer (default 1 MiB: 1 048 576).
    */
-  maxResultBytes?: number;
+  maxResultBytes?: number | undefined;
   /**
    * The most elicitations one `input_required` answer may ask at once. A server asking more ends
    * the call with a `tool_error` saying so, and the run does not pause. A positive integer
    * (default 16).
    */
-  maxElicitations?: number;
+  maxElicitations?: number | undefined;
 }
 
 /** An MCP tool as a TurnKit tool: its input is the object the server's schema describes. */
