@@ -20,8 +20,8 @@ import { answerInput, runAnswerSubagent, runSubagentCall, type SubagentPlayer } 
 /** Options of {@link agentTool}. */
 export interface AgentToolOptions {
   /** Tool name the parent model sees (default: the child agent's name). */
-  name?: string;
-  description?: string;
+  name?: string | undefined;
+  description?: string | undefined;
   /**
    * `bubble` (default): the child's questions and approvals pause the parent and reach the human.
    * `parent`: they go to the parent model, which answers with `answer_subagent`.

@@ -14,10 +14,10 @@ import { loadRun, newRun, newRunId, send, stateOf } from './run.js';
 export interface RunTurnRequest {
   /** The user's message, or messages to start from / append. */
   input?: string | ChatMessage[];
-  /** The snapshot of the run to continue; omit to start a new run. */
-  snapshot?: string;
+  /** The snapshot of the run to continue; omit (or undefined) to start a new run. */
+  snapshot?: string | undefined;
   /** Id of a new run (generated when omitted); ignored with a snapshot. */
-  runId?: string;
+  runId?: string | undefined;
   /** The application's state for this run; replaces the stored one when given with a snapshot. */
   context?: unknown;
 }

@@ -293,8 +293,8 @@ export interface RunHead<TOutput = string> {
 export interface SweepOptions extends TurnOptions {
   /** Expired at or before this time (default: now). */
   now?: Date;
-  /** At most this many runs per sweep (default 100). */
-  limit?: number;
+  /** At most this many runs per sweep (default 100; undefined is the default too). */
+  limit?: number | undefined;
 }
 
 /** What a sweep did. */
@@ -315,7 +315,7 @@ export interface SessionsConfig<TOutput = string> {
    * (it died, or hung) can be taken over, and then its interrupted calls run again with the same
    * `ctx.idempotencyKey`.
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * Called once per new pending interaction, after the pause is stored (DESIGN §20): send the
    * e-mail, post the chat message. At least once: if the process dies between the write and the

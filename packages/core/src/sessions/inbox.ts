@@ -13,11 +13,11 @@ import { type PendingFilter, type PendingIndexEntry, pendingKey, type SnapshotSt
 /** What {@link Sessions.inbox} takes: every field given must match. */
 export interface InboxFilter {
   /** Asks whose assignees include this principal. */
-  assignee?: string;
+  assignee?: string | undefined;
   /** Asks of runs bound to this principal (who started them); null: of runs bound to none. */
-  principal?: string | null;
+  principal?: string | null | undefined;
   /** Asks a caller with this principal may see: of its own runs, or naming it among the assignees. */
-  visibleTo?: string;
+  visibleTo?: string | undefined;
   /** `question`, `approval`, `input`… */
   kind?: string;
   /** Asks that expire at or before this time; asks that never expire are left out. */

@@ -19,8 +19,8 @@ export type LinkResponse = ResponseInput extends infer R
 
 /** Options of {@link Sessions.answerLink}. */
 export interface AnswerLinkOptions {
-  /** Who answers with the link (the response carries this principal). */
-  principal?: string;
+  /** Who answers with the link (the response carries this principal); undefined: nobody in particular. */
+  principal?: string | undefined;
   /** How long the link works, in ms from now. */
   ttlMs: number;
   /** The response the link gives when used (a one-click link); without it, the use supplies one. */
