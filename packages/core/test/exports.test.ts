@@ -13,6 +13,7 @@ import type {
   TurnResultFields,
 } from '../src/index.js';
 import * as core from '../src/index.js';
+import * as store from '../src/store.js';
 import * as testing from '../src/testing/index.js';
 
 /** `@turnkit/core`'s runtime exports in the first release (11f6529). */
@@ -69,15 +70,34 @@ const ADDED = [
   'notInPartsError',
   'pendingKey',
   'pointsToKeep',
+  'stopMarkOf',
   'provideInput',
   'shellAskTool',
   'shellWords',
+];
+
+/** `@turnkit/core/store`, the kit for writing a store (issue 43). */
+const STORE_KIT = [
+  'TAKEOVER_SEQ_GAP',
+  'assembleSnapshot',
+  'checkLeaseMs',
+  'joinLog',
+  'leaseHeldError',
+  'matchesPending',
+  'notInPartsError',
+  'pendingKey',
+  'pointsToKeep',
+  'staleWriteError',
   'stopMarkOf',
 ];
 
 describe('@turnkit/core exports', () => {
   it('keeps every name of the first release and adds only the listed ones', () => {
     expect(Object.keys(core).sort()).toEqual([...FIRST_RELEASE, ...ADDED].sort());
+  });
+
+  it('exports the kit for writing a store from @turnkit/core/store', () => {
+    expect(Object.keys(store).sort()).toEqual([...STORE_KIT].sort());
   });
 
   it('exports scriptedModel alone from @turnkit/core/testing', () => {
