@@ -460,7 +460,10 @@ describe('fileStore across processes', () => {
       format: 'esm',
       target: 'node20',
       outfile: bundle,
-      alias: { '@turnkit/core': fileURLToPath(new URL('../../core/src/index.ts', import.meta.url)) },
+      alias: {
+        '@turnkit/core': fileURLToPath(new URL('../../core/src/index.ts', import.meta.url)),
+        '@turnkit/core/store': fileURLToPath(new URL('../../core/src/store.ts', import.meta.url)),
+      },
       logLevel: 'silent',
     });
   });

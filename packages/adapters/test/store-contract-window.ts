@@ -11,11 +11,10 @@ import {
   compaction,
   createSessions,
   defineAgent,
-  type PartsWrite,
   type SnapshotError,
   type SnapshotStore,
-  type StoredParts,
 } from '@turnkit/core';
+import type { PartsWrite, StoredParts } from '@turnkit/core/store';
 import { scriptedModel } from '@turnkit/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshRunId, partsHead, type StoreFixture } from './helpers/store-fixtures.js';

@@ -8,25 +8,23 @@
  */
 import { link, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConflictError, type KeepHistory, type SnapshotStore } from '@turnkit/core';
 import {
   assembleSnapshot,
-  ConflictError,
   checkLeaseMs,
   joinLog,
-  type KeepHistory,
   leaseHeldError,
   notInPartsError,
   type PartsWrite,
   type PendingIndexEntry,
   type PutOptions,
   pointsToKeep,
-  type SnapshotStore,
   type StoredParts,
   type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 import {
   LOG_FILE,
   type LogOffsets,

@@ -6,23 +6,21 @@
  * are kept in row layout 2 (DESIGN §17): a small row (head, version, lease) plus one log row per
  * write that appended, inserted by the same statement, so each write sends only what is new.
  */
+import { type KeepHistory, type SnapshotStore, TurnkitError } from '@turnkit/core';
 import {
   assembleSnapshot,
   checkLeaseMs,
-  type KeepHistory,
   leaseHeldError,
   notInPartsError,
   type PendingItem,
   type PutOptions,
   pendingKey,
   pointsToKeep,
-  type SnapshotStore,
   type StoredParts,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
-  TurnkitError,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 
 /**
  * What the store needs from node-postgres: a `pg.Pool` (recommended), a `pg.Client` or a

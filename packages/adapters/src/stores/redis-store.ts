@@ -5,10 +5,10 @@
  * their clocks drift. Runs are kept in row layout 2 (DESIGN §17): a head and append-only log chunks
  * in the run's hash, so each write sends only what is new.
  */
+import { type KeepHistory, SnapshotError, type SnapshotStore, TurnkitError } from '@turnkit/core';
 import {
   assembleSnapshot,
   checkLeaseMs,
-  type KeepHistory,
   leaseHeldError,
   matchesPending,
   notInPartsError,
@@ -19,15 +19,12 @@ import {
   type PutOptions,
   pendingKey,
   pointsToKeep,
-  SnapshotError,
-  type SnapshotStore,
   type StoredParts,
   type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
-  TurnkitError,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 import type { Redis } from 'ioredis';
 import {
   DELETE_SCRIPT,
