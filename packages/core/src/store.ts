@@ -7,7 +7,8 @@
  *   `StoredParts`, `PartsWrite`, …).
  * - The errors every store throws with the same words (`staleWriteError`, `leaseHeldError`,
  *   `notInPartsError`), and the checks of its options (`checkLeaseMs`, `pointsToKeep`).
- * - Row layout 2: joining appended log texts (`joinLog`), the snapshot string of a stored row
+ * - Row layout 2: joining appended log texts (`joinLog`), cutting a long one into the chunks its
+ *   write allows (`logChunks`, `LOG_CHUNK_CHARS`), the snapshot string of a stored row
  *   (`assembleSnapshot`).
  * - The inbox index's order and filter (`pendingKey`, `matchesPending`), and the stop mark
  *   of a stored reason (`stopMarkOf`).
@@ -60,5 +61,5 @@ export {
   stopMarkOf,
   TAKEOVER_SEQ_GAP,
 } from './sessions/index.js';
-export type { SnapshotParts } from './snapshot/index.js';
-export { assembleSnapshot, joinLog } from './snapshot/index.js';
+export type { LogChunk, SnapshotParts } from './snapshot/index.js';
+export { assembleSnapshot, joinLog, LOG_CHUNK_CHARS, logChunks } from './snapshot/index.js';
