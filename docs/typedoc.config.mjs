@@ -6,7 +6,10 @@
  * module) names its source file (src/<path>.ts). One TypeDoc program covers both packages (the
  * adapters' tsconfig resolves @turnkit/core to its source), so an adapter's page links to core's
  * types. The module of each entry point is named after its import path (`@turnkit/adapters/http`)
- * by ./.vitepress/typedoc-module-names.mjs.
+ * by ./.vitepress/typedoc-module-names.mjs. The first page (api/index.md) is
+ * ./.vitepress/api-index.md, which says what each kind of module is for (the user API, the kit for
+ * writing a store, the testing helpers), followed by the list of modules; its links are site paths
+ * (`/architecture/stores`), which TypeDoc leaves as they are (it would copy a relative link's file).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +45,8 @@ const options = {
   out: './api',
   plugin: ['typedoc-plugin-markdown', 'typedoc-vitepress-theme', './.vitepress/typedoc-module-names.mjs'],
   moduleNames: entries,
-  readme: 'none',
+  readme: './.vitepress/api-index.md',
+  mergeReadme: true,
   excludePrivate: true,
   excludeInternal: true,
   excludeScopesInPaths: true,

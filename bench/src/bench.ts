@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import { type ChatMessage, memoryStore } from '@turnkit/core';
 import { cycleAgent, runCycle, SECRET, sampleContext } from './cycle.js';
 import { benchLongRuns, buildHistory } from './history.js';
+import { benchImport } from './import.js';
 import { benchInbox } from './inbox.js';
 import { benchOtel } from './otel.js';
 import {
@@ -266,6 +267,7 @@ async function main(): Promise<void> {
   console.log(goalsTable(goals));
   goals.push(...(await phase('inbox', benchInbox)));
   goals.push(...(await phase('longRuns', () => benchLongRuns(openStores))).goals);
+  goals.push(...(await phase('import', () => benchImport(openStores))).goals);
 
   const durationSeconds = Math.round((performance.now() - started) / 100) / 10;
   const environment = {

@@ -11,6 +11,7 @@ import {
   defineAgent,
   type ModelRequest,
   memoryStore,
+  type Sessions,
   type SnapshotStore,
 } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
@@ -63,6 +64,8 @@ export function assistantTurns(history: ChatMessage[]): number {
 
 /** Prior messages of the long-run rows (DESIGN §22). */
 export const LONG_RUN_LENGTHS = [1_000, 10_000, 100_000] as const;
+/** The goal of one long-run resume's read (DESIGN §22). */
+export const LONG_RUN_READ_BYTES = 256 * 1024;
 /** The long-run agent's `maxTokens` (characters / 4): the window stays about 32 kB of text. */
 const LONG_RUN_MAX_TOKENS = 8_000;
 /** Resumes measured per row (the median CPU is reported). */
@@ -90,7 +93,7 @@ export interface LongRunRow {
 }
 
 /** A chat agent that answers every message; with `maxTokens`, a long run's history is compacted. */
-function longRunAgent(maxTokens?: number): Agent {
+export function longRunAgent(maxTokens?: number): Agent {
   const reply = (request: ModelRequest) => `Noted (${request.messages.length} messages in view).`;
   return defineAgent({
     name: 'long-run',
@@ -156,7 +159,7 @@ const SMALL_WRITES = 20;
 const SMALL_WRITE_MESSAGES = 20;
 
 /** The writes that build a run of `length` prior messages, replayed onto each store. */
-type SeedWrite = { runId: string } & (
+export type SeedWrite = { runId: string } & (
   | {
       write: Parameters<NonNullable<SnapshotStore['putParts']>>[1];
       opts: Parameters<SnapshotStore['put']>[2];
@@ -170,7 +173,19 @@ type SeedWrite = { runId: string } & (
  * {@link SMALL_WRITES} turns of {@link SMALL_WRITE_MESSAGES} messages each, as a run that lived
  * through many turns has its latest messages in many small chunks.
  */
-async function seedWrites(length: number): Promise<SeedWrite[]> {
+function seedWrites(length: number): Promise<SeedWrite[]> {
+  return recordWrites(async (sessions) => {
+    const history = buildHistory(length);
+    const tail = SMALL_WRITES * SMALL_WRITE_MESSAGES;
+    const { runId } = await sessions.start(history.slice(0, length - tail));
+    for (let from = length - tail; from < length; from += SMALL_WRITE_MESSAGES) {
+      await sessions.send(runId, history.slice(from, from + SMALL_WRITE_MESSAGES));
+    }
+  });
+}
+
+/** The store writes `play` makes through sessions of an agent without `maxTokens`, in memory, in order. */
+export async function recordWrites(play: (sessions: Sessions) => Promise<void>): Promise<SeedWrite[]> {
   const inner = memoryStore();
   const writes: SeedWrite[] = [];
   const recording: SnapshotStore = {
@@ -184,13 +199,7 @@ async function seedWrites(length: number): Promise<SeedWrite[]> {
       return inner.putParts!(runId, write, opts);
     },
   };
-  const history = buildHistory(length);
-  const tail = SMALL_WRITES * SMALL_WRITE_MESSAGES;
-  const sessions = createSessions({ agent: longRunAgent(), store: recording });
-  const { runId } = await sessions.start(history.slice(0, length - tail));
-  for (let from = length - tail; from < length; from += SMALL_WRITE_MESSAGES) {
-    await sessions.send(runId, history.slice(from, from + SMALL_WRITE_MESSAGES));
-  }
+  await play(createSessions({ agent: longRunAgent(), store: recording }));
   return writes;
 }
 
@@ -208,7 +217,7 @@ async function replay(store: SnapshotStore, writes: SeedWrite[]): Promise<string
  * with one turn of the long-run agent (which reads the history once), then measures resumes:
  * bytes read, bytes written, worker CPU.
  */
-async function measureLongRun(
+export async function measureLongRun(
   name: string,
   store: SnapshotStore,
   length: number,
@@ -293,7 +302,7 @@ export async function benchLongRuns(
     ),
   );
   const goals: Goal[] = rows.flatMap((row) => [
-    goal(`long run read, ${row.store} @${row.history}`, row.bytesRead, 256 * KiB, size),
+    goal(`long run read, ${row.store} @${row.history}`, row.bytesRead, LONG_RUN_READ_BYTES, size),
     goal(`long run written, ${row.store} @${row.history}`, row.bytesWritten, 2 * KiB + row.newMessages, size),
   ]);
   for (const name of new Set(rows.map((row) => row.store))) {

@@ -6,7 +6,8 @@
  * not answer is reported as skipped. Each store fills a table or key prefix of its own and drops it.
  */
 import { randomUUID } from 'node:crypto';
-import type { PendingFilter, SnapshotStore } from '@turnkit/core';
+import type { SnapshotStore } from '@turnkit/core';
+import type { PendingFilter } from '@turnkit/core/store';
 import { type Goal, goal, goalsTable, ms, summarize, table } from './report.js';
 
 /** Paused runs stored before the reads. */

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     // Tests run against core's source, so they need no build of @turnkit/core. Exact matches only:
-    // a prefix alias of '@turnkit/core' would also rewrite '@turnkit/core/testing'.
+    // a prefix alias of '@turnkit/core' would also rewrite '@turnkit/core/testing' and '/store'.
     alias: [
       {
         find: /^@turnkit\/core$/,
@@ -13,6 +13,10 @@ export default defineConfig({
       {
         find: /^@turnkit\/core\/testing$/,
         replacement: fileURLToPath(new URL('../core/src/testing/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@turnkit\/core\/store$/,
+        replacement: fileURLToPath(new URL('../core/src/store.ts', import.meta.url)),
       },
     ],
   },

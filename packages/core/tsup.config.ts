@@ -13,11 +13,15 @@ import { defineConfig } from 'tsup';
  *   (bench/README.md); @noble/* are ESM only, and a CommonJS `require` of ESM needs Node
  *   22.12, while core promises every Node 22.
  * - The declarations (`.d.ts` for `import`, `.d.cts` for `require`).
+ * Three entries: the user API (`.`), `./testing` and `./store` (the kit for writing a store). The
+ * bundled build splits what entries share into chunks, CommonJS too (`splitting`, which tsup turns
+ * on for ESM alone by default): a store built on `@turnkit/core/store` throws the `ConflictError`
+ * class that sessions, loaded from `@turnkit/core`, test with `instanceof`, not a second copy of it.
  * Core imports no Node module (DESIGN §18, test/portability.test.ts). Should one ever slip in, it
  * keeps its `node:` prefix in dist (`removeNodeProtocol: false`), so bundlers for Workers and Edge
  * see it for what it is.
  */
-const entry = { index: 'src/index.ts', testing: 'src/testing/index.ts' };
+const entry = { index: 'src/index.ts', testing: 'src/testing/index.ts', store: 'src/store.ts' };
 
 export default defineConfig([
   {
@@ -33,6 +37,7 @@ export default defineConfig([
   {
     entry,
     format: ['esm', 'cjs'],
+    splitting: true,
     // dist/esm is the other build's: this one cleans everything else.
     clean: ['!esm/**'],
     sourcemap: true,

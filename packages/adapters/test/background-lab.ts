@@ -58,6 +58,7 @@ export async function bundleTurnWorker(install: BullmqInstall): Promise<TurnWork
     outExtension: { '.js': '.mjs' },
     alias: {
       '@turnkit/core/testing': source('../../core/src/testing/index.ts'),
+      '@turnkit/core/store': source('../../core/src/store.ts'),
       '@turnkit/core': source('../../core/src/index.ts'),
     },
     external: ['ioredis', 'pg-native'],

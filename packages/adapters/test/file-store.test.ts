@@ -198,6 +198,40 @@ describe('fileStore in row layout 2', () => {
     expect(await readdir(join(dir, 'run'))).toEqual(['5.json']);
   });
 
+  it('keeps a long text in one log file per chunk, each naming the one before; a refused write leaves none (issue 43)', async () => {
+    const dir = await tempDir();
+    const options = { staleLockMs: STALE_LOCK_MS };
+    const store = fileStore(dir, options);
+    await store.putParts!(
+      'run',
+      { ...parts('one', 'rewrite', '1,22,333'), cuts: [1, 4] },
+      { expectedVersion: null },
+    );
+    const chunks = await logFiles(dir);
+    expect(chunks.map((name) => name.split('-')[1])).toEqual(['1', '1', '1']);
+    // Newest first, back along the chain: each file says where its text starts in the log.
+    const versionFile = JSON.parse(await readFile(join(dir, 'run', '1.json'), 'utf8'));
+    const chain: string[] = [];
+    for (let name: string = versionFile.log; name !== ''; ) {
+      const text = await readFile(join(dir, 'run', name), 'utf8');
+      const [previous = '', start] = text.slice(0, text.indexOf('\n')).split('\t');
+      chain.push(`${start}:${text.slice(text.lastIndexOf('\n') + 1)}`);
+      name = previous;
+    }
+    expect(chain).toEqual(['5:333', '2:22', '0:1']);
+    const resume = await pausedPastLock(() =>
+      store.putParts!(
+        'run',
+        { ...parts('paused', 'append', '4,55', '"r"'), cuts: [1] },
+        { expectedVersion: 1 },
+      ),
+    );
+    await fileStore(dir, options).putParts!('run', parts('second', 'append', '6'), { expectedVersion: 1 });
+    await expectConflict(resume());
+    expect((await logFiles(dir)).map((name) => name.split('-')[1])).toEqual(['1', '1', '1', '2']);
+    expect(await store.getParts!('run')).toMatchObject({ messages: '1,22,333,6', resolved: '', version: 2 });
+  });
+
   it('refuses a log file that is not its own, naming the file', async () => {
     const dir = await tempDir();
     const store = fileStore(dir);
@@ -460,7 +494,10 @@ describe('fileStore across processes', () => {
       format: 'esm',
       target: 'node20',
       outfile: bundle,
-      alias: { '@turnkit/core': fileURLToPath(new URL('../../core/src/index.ts', import.meta.url)) },
+      alias: {
+        '@turnkit/core': fileURLToPath(new URL('../../core/src/index.ts', import.meta.url)),
+        '@turnkit/core/store': fileURLToPath(new URL('../../core/src/store.ts', import.meta.url)),
+      },
       logLevel: 'silent',
     });
   });

@@ -4,7 +4,8 @@
  * played meanwhile; when the hub no longer holds its last event, it starts from the current state.
  * And a request that loses the race to claim a run never shows its events.
  */
-import { type AgentEvent, memoryStore, type PutOptions, type SnapshotStore } from '@turnkit/core';
+import { type AgentEvent, memoryStore, type SnapshotStore } from '@turnkit/core';
+import type { PutOptions } from '@turnkit/core/store';
 import { describe, expect, it } from 'vitest';
 import { createEventHub, createHandler } from '../src/http/public.js';
 import { inventoryAgent, jsonRequest, readSse, type SseEvent, send } from './http-fixtures.js';

@@ -90,7 +90,15 @@ describe.skipIf(!url)('postgresStore', () => {
         { column_name: 'messages', data_type: 'text', is_nullable: 'NO' },
         { column_name: 'resolved', data_type: 'text', is_nullable: 'NO' },
         { column_name: 'log_at', data_type: 'bigint', is_nullable: 'YES' },
+        // A long text is kept as several rows of one write (DESIGN §22, issue 43).
+        { column_name: 'part', data_type: 'integer', is_nullable: 'NO' },
       ]);
+      const { rows: key } = await pool.query(
+        `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+         WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
+        [`${table}_log`],
+      );
+      expect(key.map((row) => row.attname)).toEqual(['run_id', 'version', 'part']);
       const { rows: indexes } = await pool.query('SELECT indexname FROM pg_indexes WHERE tablename = $1', [
         table,
       ]);
@@ -186,6 +194,80 @@ describe.skipIf(!url)('postgresStore', () => {
           snapshot: '{"new":true}',
           version: 3,
           lease: { owner: 'worker-a', live: true },
+        });
+      } finally {
+        await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`);
+      }
+    });
+
+    it('rebuilds the log key of an earlier release once: its rows read as before, and a long write lands in several rows (issue 43)', async () => {
+      const { pool } = connection;
+      const table = `turnkit_key_${randomUUID().replaceAll('-', '')}`;
+      const store = postgresStore(pool, { table });
+      try {
+        await store.migrate();
+        // The log table as the previous release left it: keyed by (run_id, version), no part.
+        await pool.query(`ALTER TABLE ${table}_log DROP CONSTRAINT ${table}_log_pkey, DROP COLUMN part`);
+        await pool.query(`ALTER TABLE ${table}_log ADD PRIMARY KEY (run_id, version)`);
+        const head = (label: string) => `{"layout":2,"at":[0,0],"messages":0,"resolved":0}\n${label}`;
+        await pool.query(
+          `INSERT INTO ${table} (run_id, version, head, log_from, log_length, log_window) VALUES ('old', 2, $1, 1, 5, 4)`,
+          [head('old')],
+        );
+        await pool.query(
+          `INSERT INTO ${table}_log (run_id, version, messages, resolved, log_at)
+           VALUES ('old', 1, '1,2', '"a"', 0), ('old', 2, '3', '', 4)`,
+        );
+        await store.migrate();
+        await store.migrate();
+        expect(await store.getParts('old', { transcript: 'window' })).toMatchObject({
+          messages: '3',
+          messagesAt: 4,
+          resolved: '"a"',
+        });
+        // One write cut in three: three rows of version 3, read back in order, the window from its last.
+        await store.putParts(
+          'old',
+          {
+            head: head('new'),
+            mode: 'append',
+            messages: '44,55,66',
+            cuts: [2, 5],
+            resolved: '"b"',
+            windowAt: 13,
+          },
+          { expectedVersion: 2 },
+        );
+        const { rows } = await pool.query(
+          `SELECT version, part, messages, resolved, log_at::int AS log_at FROM ${table}_log
+           WHERE run_id = 'old' ORDER BY version, part`,
+        );
+        expect(rows).toEqual([
+          { version: 1, part: 0, messages: '1,2', resolved: '"a"', log_at: 0 },
+          { version: 2, part: 0, messages: '3', resolved: '', log_at: 4 },
+          { version: 3, part: 0, messages: '44', resolved: '"b"', log_at: 6 },
+          { version: 3, part: 1, messages: '55', resolved: '', log_at: 9 },
+          { version: 3, part: 2, messages: '66', resolved: '', log_at: 12 },
+        ]);
+        expect(await store.getParts('old')).toMatchObject({
+          messages: '1,2,3,44,55,66',
+          resolved: '"a","b"',
+        });
+        expect(await store.getParts('old', { transcript: 'window' })).toMatchObject({
+          messages: '66',
+          messagesAt: 12,
+          resolved: '"a","b"',
+        });
+        await store.putParts(
+          'old',
+          { head: head('next'), mode: 'append', messages: '7', resolved: '', windowAt: 9 },
+          {
+            expectedVersion: 3,
+          },
+        );
+        expect(await store.getParts('old', { transcript: 'window' })).toMatchObject({
+          messages: '55,66,7',
+          messagesAt: 9,
         });
       } finally {
         await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending, ${table}_pts`);

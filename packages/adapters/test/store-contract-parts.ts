@@ -4,7 +4,8 @@
  * same version and lease rules as `put`, in one atomic step with them (a refused write appends
  * nothing); `get` assembles the row, `put` replaces it whole, and an append onto a whole row is refused.
  */
-import { ConflictError, type PartsWrite, type SnapshotStore } from '@turnkit/core';
+import { ConflictError, type SnapshotStore } from '@turnkit/core';
+import type { PartsWrite } from '@turnkit/core/store';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   assembledParts,

@@ -5,13 +5,8 @@
  * names its own principal, assignee or kind, since the store is shared with the rest of the suite.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  createSessions,
-  type PendingFilter,
-  type PendingIndexEntry,
-  type PendingItem,
-  type SnapshotStore,
-} from '@turnkit/core';
+import { createSessions, type SnapshotStore } from '@turnkit/core';
+import type { PendingFilter, PendingIndexEntry, PendingItem } from '@turnkit/core/store';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectConflict, freshRunId, partsHead, type StoreFixture } from './helpers/store-fixtures.js';
 import { approvalAgent } from './helpers/store-resume.js';

@@ -11,11 +11,10 @@ import {
   compaction,
   createSessions,
   defineAgent,
-  type PartsWrite,
   type SnapshotError,
   type SnapshotStore,
-  type StoredParts,
 } from '@turnkit/core';
+import type { PartsWrite, StoredParts } from '@turnkit/core/store';
 import { scriptedModel } from '@turnkit/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshRunId, partsHead, type StoreFixture } from './helpers/store-fixtures.js';
@@ -91,6 +90,35 @@ async function longRun(store: SnapshotStore, turns: number): Promise<string> {
   return started.runId;
 }
 
+/** DESIGN §22's bound on what one resume reads. */
+const RESUME_READ_BYTES = 256 * 1024;
+/** Messages of the imported conversation: about 2.4 MB of JSON, the bound nine times over. */
+const IMPORTED = 20_000;
+
+/** Message `index` of the imported conversation (~100 characters; quotes and a newline now and then). */
+function imported(index: number): { role: 'user' | 'assistant'; content: string } {
+  const quoted = index % 7 === 0 ? ' "as logged"\n' : '';
+  return {
+    role: (IMPORTED - index) % 2 === 1 ? 'user' : 'assistant',
+    content: `Import ${index}: vial ${index} of K562 from rack B${index % 9}.${quoted} Logged ${'ok '.repeat(20)}`,
+  };
+}
+
+/** A signed agent that compacts its history past 8 000 tokens (the window stays about 32 kB). */
+function importingAgent(): Agent {
+  return defineAgent({
+    name: 'importer',
+    instructions: 'You keep the LN2 log.',
+    model: scriptedModel(Array.from({ length: 20 }, () => 'Noted.')),
+    snapshot: { secret: SECRET },
+    history: compaction({
+      maxTokens: 8_000,
+      keepRecent: 4,
+      compact: (messages) => `Summary of ${messages.length} imported messages.`,
+    }),
+  });
+}
+
 /** The layout-2 row as stored, read whole. */
 async function wholeRow(store: PartsStore, runId: string): Promise<StoredParts> {
   const row = await store.getParts(runId);
@@ -142,6 +170,47 @@ export function describeWindowContract(fixture: () => StoreFixture): void {
       expect((rewritten as StoredParts).messagesAt ?? 0).toBe(0);
     });
 
+    it('keeps a write with cuts as several chunks: the window read starts at the cut before windowAt, the full read is whole (issue 43)', async () => {
+      const runId = freshRunId('cuts');
+      const text = '1,22,333,4444';
+      // Chunks `1` (0), `22` (2), `333` (5), `4444` (9); the window starts inside `333`.
+      await store.putParts(
+        runId,
+        {
+          head: partsHead('one'),
+          mode: 'rewrite',
+          messages: text,
+          cuts: [1, 4, 8],
+          resolved: '"a"',
+          windowAt: 6,
+        },
+        { expectedVersion: null },
+      );
+      expect(await store.getParts(runId)).toMatchObject({ messages: text, resolved: '"a"', version: 1 });
+      const tail = await store.getParts(runId, { transcript: 'window' });
+      expect(tail).toMatchObject({ messages: '333,4444', messagesAt: 5, resolved: '"a"' });
+      // An append after it: its offsets follow the cut chunks.
+      await store.putParts(
+        runId,
+        {
+          head: partsHead('two'),
+          mode: 'append',
+          messages: '55,66',
+          cuts: [2],
+          resolved: '"b"',
+          windowAt: 17,
+        },
+        { expectedVersion: 1 },
+      );
+      expect(await store.getParts(runId)).toMatchObject({ messages: `${text},55,66`, resolved: '"a","b"' });
+      expect(await store.getParts(runId, { transcript: 'window' })).toMatchObject({
+        messages: '66',
+        messagesAt: 17,
+        resolved: '"a","b"',
+      });
+      expect(await store.getHead!(runId)).toMatchObject({ messagesLength: `${text},55,66`.length });
+    });
+
     it('resumes a compacted run from the partial read exactly as from the whole log, and keeps every message', async () => {
       const runId = await longRun(store, 24);
       const partial = createSessions({ agent: chatAgent(), store });
@@ -175,6 +244,29 @@ export function describeWindowContract(fixture: () => StoreFixture): void {
       // One resume reads the head, the window and at most the chunk before it: not the history.
       expect(long.read).toBeLessThan(long.logBytes / 4);
       expect(long.read).toBeLessThanOrEqual(short.read + 2048);
+    });
+
+    it('resumes a run started with a long imported history reading at most 256 KiB, and keeps the whole transcript in order', async () => {
+      const history = Array.from({ length: IMPORTED }, (_, index) => imported(index));
+      const sessions = createSessions({ agent: importingAgent(), store });
+      // One call writes the whole import; its first turn compacts it (the window starts near its end).
+      const started = await sessions.start(history);
+      expect(started.status).toBe('completed');
+      const logBytes = Buffer.byteLength((await wholeRow(store, started.runId)).messages);
+      expect(logBytes).toBeGreaterThan(8 * RESUME_READ_BYTES);
+      const counted = countingReads(store);
+      const resumed = createSessions({ agent: importingAgent(), store: counted.store });
+      const next = await resumed.send(started.runId, 'One more vial of K562, rack B3.');
+      expect(next.status).toBe('completed');
+      expect(counted.read()).toBeLessThanOrEqual(RESUME_READ_BYTES);
+      // The whole transcript: every imported message, then the turns after, in order.
+      const full = await resumed.get(started.runId, { transcript: 'full' });
+      expect(full.messages.slice(0, IMPORTED)).toEqual(history);
+      expect(full.messages.slice(IMPORTED).map((message) => message.content)).toEqual([
+        'Noted.',
+        'One more vial of K562, rack B3.',
+        'Noted.',
+      ]);
     });
 
     it('refuses an edit inside the window with SNAPSHOT_TAMPERED; an edit before it is not read by a resume, and is caught by a full read', async () => {

@@ -1,6 +1,8 @@
 /**
  * @turnkit/core — a stateless, turn-based agent loop with explicit pause/resume.
- * The public API, in one list.
+ * The public API, in one list: what an application uses. The kit for writing a store of your own
+ * (the contract's types, the errors every store throws, the row-layout helpers) is the subpath
+ * `@turnkit/core/store` (./store.ts).
  */
 
 export type { AnswerIssue, TurnkitErrorCode } from './errors.js';
@@ -56,7 +58,6 @@ export type {
   ForkAt,
   ForkRequest,
   GetOptions,
-  GetPartsOptions,
   HistoryPoint,
   InboxFilter,
   InboxItem,
@@ -64,16 +65,8 @@ export type {
   KeepHistory,
   MemoryStoreOptions,
   OnInteraction,
-  PartsWrite,
-  PendingFilter,
-  PendingIndexEntry,
-  PendingItem,
-  PendingPage,
   PlayOptions,
   PointReason,
-  PutOptions,
-  RenewOptions,
-  RenewResult,
   RunHead,
   SessionOptions,
   SessionResult,
@@ -81,41 +74,16 @@ export type {
   Sessions,
   SessionsConfig,
   SnapshotStore,
-  StopMark,
   StopOutcome,
   StopRequest,
   StopResult,
-  StoredHead,
-  StoredLease,
-  StoredParts,
-  StoredPoint,
-  StoredSnapshot,
   SweepOptions,
   SweepResult,
   TurnClaim,
-  WriteResult,
 } from './sessions/index.js';
-export {
-  checkLeaseMs,
-  createSessions,
-  leaseHeldError,
-  matchesPending,
-  memoryStore,
-  notInPartsError,
-  pendingKey,
-  pointsToKeep,
-  staleWriteError,
-  stopMarkOf,
-  TAKEOVER_SEQ_GAP,
-} from './sessions/index.js';
-export type { DecodedSnapshot, SnapshotHeader, SnapshotParts } from './snapshot/index.js';
-export {
-  assembleSnapshot,
-  joinLog,
-  parseSnapshot,
-  readSnapshotHeader,
-  SNAPSHOT_VERSION,
-} from './snapshot/index.js';
+export { createSessions, memoryStore } from './sessions/index.js';
+export type { DecodedSnapshot, SnapshotHeader } from './snapshot/index.js';
+export { parseSnapshot, readSnapshotHeader, SNAPSHOT_VERSION } from './snapshot/index.js';
 export type {
   Agent,
   AgentConfig,

@@ -13,8 +13,8 @@ import {
   defineAgent,
   defineTool,
   memoryStore,
-  TAKEOVER_SEQ_GAP,
 } from '../src/index.js';
+import { TAKEOVER_SEQ_GAP } from '../src/store.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { expectOneResultPerCall, makeAgent } from './helpers.js';
 

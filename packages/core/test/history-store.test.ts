@@ -16,12 +16,12 @@ import {
   type ModelAdapter,
   type ModelRequest,
   memoryStore,
-  type PartsWrite,
   parseSnapshot,
   type SnapshotStore,
   type ToolMessage,
   TurnkitError,
 } from '../src/index.js';
+import type { PartsWrite } from '../src/store.js';
 import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
 
 const SECRET = 'history-store-secret';

@@ -29,10 +29,13 @@ function sourceFiles(folder: string): string[] {
   );
 }
 
-/** `interpreter/loop.ts` → `interpreter`; `errors.ts` → `shared`; `index.ts` → `index`. */
+/** The package's entry files at the top of src/: the user API and the store kit (`@turnkit/core/store`). */
+const ENTRIES = new Set(['index.ts', 'store.ts']);
+
+/** `interpreter/loop.ts` → `interpreter`; `errors.ts` → `shared`; `index.ts`, `store.ts` → `index`. */
 function layerOf(file: string): string {
   const path = relative(source, file);
-  if (path === 'index.ts') return 'index';
+  if (ENTRIES.has(path)) return 'index';
   return path.includes('/') ? path.split('/')[0]! : 'shared';
 }
 

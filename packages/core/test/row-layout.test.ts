@@ -13,13 +13,13 @@ import {
   type ChatMessage,
   createSessions,
   memoryStore,
-  type PartsWrite,
   parseSnapshot,
   runTurn,
   type SnapshotError,
   type SnapshotStore,
 } from '../src/index.js';
 import { encodeParts } from '../src/snapshot/index.js';
+import type { PartsWrite } from '../src/store.js';
 import { FIXTURE_NOW, FIXTURE_SECRET, HEADER, inventoryAgent, LABELS } from './fixtures/inventory-agent.js';
 import { ask, cellLineQuestion, makeAgent } from './helpers.js';
 

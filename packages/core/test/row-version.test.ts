@@ -11,9 +11,8 @@ import {
   parseSnapshot,
   SnapshotError,
   type SnapshotStore,
-  type StoredParts,
-  type StoredSnapshot,
 } from '../src/index.js';
+import type { StoredParts, StoredSnapshot } from '../src/store.js';
 import { makeAgent } from './helpers.js';
 
 const SECRET = 'row-version-test-secret';

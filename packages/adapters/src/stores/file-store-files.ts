@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { type PendingIndexEntry, SnapshotError, type SnapshotParts } from '@turnkit/core';
+import { SnapshotError } from '@turnkit/core';
+import type { PendingIndexEntry, SnapshotParts } from '@turnkit/core/store';
 import { errorCode } from './file-store-io.js';
 import { isSafeRunId } from './run-id.js';
 

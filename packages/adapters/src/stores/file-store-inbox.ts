@@ -16,7 +16,7 @@ import {
   type PendingItem,
   type PendingPage,
   pendingKey,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 import { writeNew } from './file-store-io.js';
 
 /** The markers folder: its name cannot be a run id (those never start with a dot). */

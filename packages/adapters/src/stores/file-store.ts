@@ -8,25 +8,24 @@
  */
 import { link, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConflictError, type KeepHistory, type SnapshotStore } from '@turnkit/core';
 import {
   assembleSnapshot,
-  ConflictError,
   checkLeaseMs,
   joinLog,
-  type KeepHistory,
   leaseHeldError,
+  logChunks,
   notInPartsError,
   type PartsWrite,
   type PendingIndexEntry,
   type PutOptions,
   pointsToKeep,
-  type SnapshotStore,
   type StoredParts,
   type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 import {
   LOG_FILE,
   type LogOffsets,
@@ -96,13 +95,15 @@ const READ_ATTEMPTS = 50;
  * - Row layout 2 (`putParts`, what sessions write): the version file holds `{ version, expiresAt,
  *   lease, head, log }`. A write that appends text first creates a new log file under a name no
  *   other writer can take (`log-<version>-<random>.txt`: the messages' and records' texts, after
- *   the name of the log file before it), then links its version file naming it; the version file
- *   stays the only fence, and a refused write removes its log file, so no reader ever sees its text.
+ *   the name of the log file before it) — one per chunk of a long text (`PartsWrite.cuts`), each
+ *   naming the one before — then links its version file naming the last; the version file stays
+ *   the only fence, and a refused write removes its log files, so no reader ever sees its text.
  *   A reader follows the chain from the newest log file back; a rewrite starts a new chain and,
  *   once it has won, removes the log files of older versions. A write therefore costs its head and
- *   its new text; a read opens one file per write that appended since the last rewrite (fine for
- *   the embedded use this store is for). Log texts are kept raw (UTF-8): lone surrogates do not
- *   survive, as in any UTF-8 store; TurnKit's JSON escapes them.
+ *   its new text; a read opens one file per chunk appended since the last rewrite (fine for the
+ *   embedded use this store is for), a resume only those from the window's on (DESIGN §22). Log
+ *   texts are kept raw (UTF-8): lone surrogates do not survive, as in any UTF-8 store; TurnKit's
+ *   JSON escapes them.
  * - Leases are judged by `now` (the host clock by default). `renew` rewrites the current version's
  *   file in place (temp file, rename) under the lock: in layout 2 that is the head alone.
  *   `requestStop` marks the live lease the same way (`lease.stop`, the version unchanged).
@@ -145,10 +146,12 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
     const resolved: string[] = [];
     let messagesAt = 0;
     let wanted = true;
-    // Each write adds at most one log file: a longer chain is a loop.
-    for (let name = run.log, steps = 0; name !== ''; steps++) {
+    // A name met twice is a loop: read as no file (SNAPSHOT_INVALID naming it).
+    const seen = new Set<string>();
+    for (let name = run.log; name !== ''; ) {
       const path = join(runDir(runId), name);
-      const text = steps < run.version && LOG_FILE.test(name) ? await readIfPresent(path) : '';
+      const text = !seen.has(name) && LOG_FILE.test(name) ? await readIfPresent(path) : '';
+      seen.add(name);
       if (text === null) return null;
       const log = parseLogFile(text, path);
       if (wanted) messages.push(log.messages);
@@ -234,6 +237,11 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       throw error;
     }
     await dropMarkers(dir, runId, before, after);
+  }
+
+  /** Removes the log files of a write that was refused (no version names them). */
+  async function dropLogFiles(runId: string, names: string[]): Promise<void> {
+    for (const name of names) await unlink(join(runDir(runId), name)).catch(() => undefined);
   }
 
   /**
@@ -371,29 +379,46 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
             ? { length: base.length, rlog: base.rlog ?? '' }
             : undefined;
         let offsets: LogOffsets = {};
-        let log = previous;
+        // One log file per chunk of the messages' text (`PartsWrite.cuts`, DESIGN §22), each naming
+        // the one before; the last one also holds the records' text.
+        const written: string[] = [];
         if (write.messages !== '' || write.resolved !== '') {
-          log = logName(kept.version);
           const length = known?.length ?? 0;
           const start = write.messages === '' ? length : length > 0 ? length + 1 : 0;
-          const links = known && { start, rprev: known.rlog ?? '' };
-          await writeNew(join(runDir(runId), log), logFileText(previous, write, links)).catch(
-            deletedMeanwhile(runId, opts.expectedVersion),
-          );
+          const chunks = logChunks(write.messages, write.cuts);
+          try {
+            for (const [index, chunk] of chunks.entries()) {
+              const name = logName(kept.version);
+              const texts = {
+                messages: chunk.text,
+                resolved: index === chunks.length - 1 ? write.resolved : '',
+              };
+              const links = known && { start: start + chunk.at, rprev: known.rlog ?? '' };
+              await writeNew(
+                join(runDir(runId), name),
+                logFileText(written.at(-1) ?? previous, texts, links),
+              );
+              written.push(name);
+            }
+          } catch (error) {
+            await dropLogFiles(runId, written);
+            return deletedMeanwhile(runId, opts.expectedVersion)(error);
+          }
           if (known) {
             offsets = {
               length: write.messages === '' ? length : start + write.messages.length,
-              rlog: write.resolved === '' ? (known.rlog ?? '') : log,
+              rlog: write.resolved === '' ? (known.rlog ?? '') : written.at(-1)!,
             };
           }
         } else if (known) offsets = known;
         if (known) offsets.window = write.windowAt ?? 0;
+        const log = written.at(-1) ?? previous;
         try {
           await withMarkers(runId, latest, kept, () =>
             createVersion(runId, { ...kept, head: write.head, log, at: clock(), ...offsets }, latest),
           );
         } catch (error) {
-          if (log !== previous) await unlink(join(runDir(runId), log)).catch(() => undefined);
+          await dropLogFiles(runId, written);
           throw error;
         }
         if (!append && latest) await dropOlderLogs(runId, kept.version);

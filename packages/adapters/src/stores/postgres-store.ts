@@ -4,25 +4,25 @@
  * NOTHING) that checks the version and the lease on the database's own clock (`clock_timestamp()`),
  * so the database's row locking decides every race and no worker's clock is ever consulted. Runs
  * are kept in row layout 2 (DESIGN §17): a small row (head, version, lease) plus one log row per
- * write that appended, inserted by the same statement, so each write sends only what is new.
+ * write that appended (several for a long text, DESIGN §22), inserted by the same statement, so
+ * each write sends only what is new.
  */
+import { type KeepHistory, type SnapshotStore, TurnkitError } from '@turnkit/core';
 import {
   assembleSnapshot,
   checkLeaseMs,
-  type KeepHistory,
   leaseHeldError,
+  logChunks,
   notInPartsError,
   type PendingItem,
   type PutOptions,
   pendingKey,
   pointsToKeep,
-  type SnapshotStore,
   type StoredParts,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
-  TurnkitError,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 
 /**
  * What the store needs from node-postgres: a `pg.Pool` (recommended), a `pg.Client` or a
@@ -123,7 +123,8 @@ interface ReadRow {
  *   messages text NOT NULL,
  *   resolved text NOT NULL,
  *   log_at   bigint,           -- where this chunk's messages start in the transcript log (NULL: unknown)
- *   PRIMARY KEY (run_id, version)
+ *   part     integer NOT NULL DEFAULT 0, -- the chunk's place among its write's (a long text is cut)
+ *   PRIMARY KEY (run_id, version, part)
  * );
  * -- a table of an earlier release:
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_owner text, ADD COLUMN IF NOT EXISTS lease_until timestamptz,
@@ -131,6 +132,8 @@ interface ReadRow {
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_stop text;
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS log_length bigint, ADD COLUMN IF NOT EXISTS log_window bigint;
  * ALTER TABLE turnkit_runs_log ADD COLUMN IF NOT EXISTS log_at bigint;
+ * ALTER TABLE turnkit_runs_log ADD COLUMN IF NOT EXISTS part integer NOT NULL DEFAULT 0;
+ * ALTER TABLE turnkit_runs_log DROP CONSTRAINT turnkit_runs_log_pkey, ADD PRIMARY KEY (run_id, version, part);
  * CREATE INDEX IF NOT EXISTS turnkit_runs_expires_at_idx
  *   ON turnkit_runs (expires_at) WHERE expires_at IS NOT NULL;
  * CREATE TABLE IF NOT EXISTS turnkit_runs_pending ( -- the inbox index (DESIGN §20)
@@ -148,12 +151,16 @@ interface ReadRow {
  *
  * **Upgrading from an earlier release**: run `migrate()` once before the new code serves requests;
  * rows already stored keep working (read whole, rewritten as layout 2 by sessions' next write).
- * Until then `get`, `put` and `renew` throw `CONFIG_INVALID` saying so.
+ * Until then `get`, `put` and `renew` throw `CONFIG_INVALID` saying so. The first `migrate()` of
+ * this release rebuilds the log table's primary key, `(run_id, version)` → `(run_id, version,
+ * part)`, under an exclusive lock: on a large table, run it at a quiet time. Upgrade every worker
+ * before one writes a long text: an earlier release does not order the rows of one write.
  *
  * `put` with `expectedVersion: null` is `INSERT … ON CONFLICT (run_id) DO NOTHING`; otherwise
  * `UPDATE … SET version = version + 1 … WHERE run_id = $1 AND version = $2 AND (no lease, or it
  * ended by clock_timestamp(), or it is the writer's)`. No row written ⇒ `ConflictError`.
- * `putParts` is the same statement with data-modifying CTEs: the log chunk is inserted, and (on a
+ * `putParts` is the same statement with data-modifying CTEs: the log chunk is inserted (a long
+ * messages' text as the chunks its write allows, `PartsWrite.cuts`, one row each), and (on a
  * rewrite) the older chunks deleted, only when the run's row was written, in one statement, so a
  * refused write leaves nothing behind. The run's inbox entries (`PutOptions.pending`) are replaced
  * by the same statement; `listPending` reads them in keyset order `(asked_ms, run_id, id)`. The run's row stays small (its head), so an UPDATE copies
@@ -161,9 +168,9 @@ interface ReadRow {
  * and logs always come from one version. A resume (`getParts(runId, { transcript: 'window' })`,
  * DESIGN §22) joins only the chunks from the one holding the window's start (`log_at <=
  * log_window`, found backwards on the primary key) and every resolved-record chunk, so it reads
- * O(window + resolved records), not O(history); rows whose chunks predate `log_at` are read whole
- * until their next rewrite. Texts are stored as `text`: TurnKit snapshots are JSON,
- * whose escapes keep NUL and lone surrogates out.
+ * O(window + resolved records), not O(history), however long the write that brought the history;
+ * rows whose chunks predate `log_at` are read whole until their next rewrite. Texts are stored as
+ * `text`: TurnKit snapshots are JSON, whose escapes keep NUL and lone surrogates out.
  *
  * Node only: node-postgres talks to PostgreSQL over TCP sockets (`node:net`, `node:tls`), which
  * Workers and Edge runtimes lack.
@@ -231,19 +238,22 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     window = false,
   ): Promise<StoredParts | StoredSnapshot | null> {
     const joined = (column: string, from: string) =>
-      `CASE WHEN r.head IS NULL THEN NULL ELSE (SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version)
+      `CASE WHEN r.head IS NULL THEN NULL ELSE (SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version, l.part)
          FILTER (WHERE l.${column} <> ''), '') FROM ${logTable} l
-         WHERE l.run_id = r.run_id AND l.version >= ${from}) END AS ${column}`;
+         WHERE l.run_id = r.run_id AND ${from}) END AS ${column}`;
+    // From chunk f on: its version's later parts, then every later version (the key's range first).
+    const fromWindow = `l.version >= coalesce(f.version, r.log_from)
+         AND (f.version IS NULL OR l.version > f.version OR l.part >= f.part)`;
     const [row] = await query<ReadRow & { messages_at: number | null }>(
       where,
       `SELECT r.version, r.snapshot, r.head, r.lease_owner, r.lease_until > clock_timestamp() AS live,
          ${CLOCK_MS} AS now, f.log_at::float8 AS messages_at,
-         ${joined('messages', 'coalesce(f.version, r.log_from)')}, ${joined('resolved', 'r.log_from')}
+         ${joined('messages', fromWindow)}, ${joined('resolved', 'l.version >= r.log_from')}
        FROM ${table} r LEFT JOIN LATERAL (
-         SELECT l.version, l.log_at FROM ${logTable} l
+         SELECT l.version, l.part, l.log_at FROM ${logTable} l
          WHERE $2 AND r.head IS NOT NULL AND l.run_id = r.run_id AND l.version >= r.log_from
            AND l.log_at <= r.log_window AND octet_length(l.messages) > 0
-         ORDER BY l.version DESC LIMIT 1
+         ORDER BY l.version DESC, l.part DESC LIMIT 1
        ) f ON true
        WHERE r.run_id = $1`,
       [runId, window],
@@ -273,7 +283,14 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     where: string,
     content:
       | { snapshot: string }
-      | { head: string; messages: string; resolved: string; rewrite: boolean; windowAt: number },
+      | {
+          head: string;
+          messages: string;
+          cuts: number[] | undefined;
+          resolved: string;
+          rewrite: boolean;
+          windowAt: number;
+        },
     opts: PutOptions,
   ): Promise<{ version: number; now: number }> {
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
@@ -285,7 +302,10 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     const parts = 'head' in content;
     const whole = parts ? null : content.snapshot;
     const head = parts ? content.head : null;
-    const chunk = parts ? [content.messages, content.resolved] : ['', ''];
+    // A long messages' text as the chunks its write allows (DESIGN §22): the first with the
+    // records' text, the others as arrays (their texts and where each starts in the write's text).
+    const [first, ...more] = parts ? logChunks(content.messages, content.cuts) : [{ at: 0, text: '' }];
+    const chunk = [first!.text, parts ? content.resolved : ''];
     const rewrite = !parts || content.rewrite;
     // The chunk's length in UTF-16 units (what `windowAt` counts), and where the window starts.
     const added = parts ? content.messages.length : 0;
@@ -322,8 +342,11 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         WHERE $11 AND l.run_id = $1 AND l.version < written.version
       ),
       added AS (
-        INSERT INTO ${logTable} (run_id, version, messages, resolved, log_at)
-        SELECT $1, written.version, $9, $10, written.log_at FROM written WHERE $9 <> '' OR $10 <> ''
+        INSERT INTO ${logTable} (run_id, version, part, messages, resolved, log_at)
+        SELECT $1, written.version, 0, $9, $10, written.log_at FROM written WHERE $9 <> '' OR $10 <> ''
+        UNION ALL
+        SELECT $1, written.version, more.part, more.messages, '', written.log_at + more.at
+        FROM written, unnest($16::text[], $17::bigint[]) WITH ORDINALITY AS more(messages, at, part)
       ),
       entries AS (
         SELECT e.value->>'id' AS id, e.value AS entry FROM jsonb_array_elements($12::jsonb) AS e
@@ -372,6 +395,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         keep,
         added,
         windowAt,
+        more.map((piece) => piece.text),
+        more.map((piece) => piece.at),
       ],
     );
     if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
@@ -414,6 +439,26 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         )`,
       );
       await pool.query(`ALTER TABLE ${logTable} ADD COLUMN IF NOT EXISTS log_at bigint`);
+      // A long text is kept as several rows of one write (DESIGN §22): the key takes their place.
+      // A table of an earlier release has its key rebuilt once, checked again under the lock so two
+      // deploys migrating at once do it once.
+      await pool.query(`ALTER TABLE ${logTable} ADD COLUMN IF NOT EXISTS part integer NOT NULL DEFAULT 0`);
+      await pool.query(
+        `DO $$
+         DECLARE old_key text;
+         BEGIN
+           SELECT conname INTO old_key FROM pg_constraint
+           WHERE conrelid = '${logTable}'::regclass AND contype = 'p' AND cardinality(conkey) = 2;
+           IF old_key IS NOT NULL THEN
+             LOCK TABLE ${logTable} IN ACCESS EXCLUSIVE MODE;
+             SELECT conname INTO old_key FROM pg_constraint
+             WHERE conrelid = '${logTable}'::regclass AND contype = 'p' AND cardinality(conkey) = 2;
+             IF old_key IS NOT NULL THEN
+               EXECUTE format('ALTER TABLE ${logTable} DROP CONSTRAINT %I, ADD PRIMARY KEY (run_id, version, part)', old_key);
+             END IF;
+           END IF;
+         END $$`,
+      );
       await pool.query(
         `CREATE TABLE IF NOT EXISTS ${pointTable} (
           run_id text NOT NULL,
@@ -503,6 +548,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         {
           head: parts.head,
           messages: parts.messages,
+          cuts: parts.cuts,
           resolved: parts.resolved,
           rewrite: parts.mode === 'rewrite',
           windowAt: parts.windowAt ?? 0,
@@ -526,7 +572,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     async getAt(runId, version) {
       if (!Number.isSafeInteger(version)) return null;
       const joined = (column: string) =>
-        `(SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version) FILTER (WHERE l.${column} <> ''), '')
+        `(SELECT coalesce(string_agg(l.${column}, ',' ORDER BY l.version, l.part) FILTER (WHERE l.${column} <> ''), '')
           FROM ${logTable} l WHERE l.run_id = p.run_id AND l.version >= p.log_from AND l.version <= p.version)
           AS ${column}`;
       const [row] = await query<{ head: string; messages: string; resolved: string }>(

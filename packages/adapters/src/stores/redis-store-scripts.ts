@@ -146,13 +146,15 @@ ${AFTER_WRITE}`;
 
 /**
  * A head and log texts (layout 2). ARGV as above (ARGV[2] the head), then 'append' | 'rewrite', the
- * messages' text, the records' text (ARGV[11] to [13]), the points to keep (ARGV[14]), the
- * messages' text length in UTF-16 units and where the window starts in the log (ARGV[15], [16]).
- * Chunk i of the logs is the fields m<i> and r<i> (absent when empty); `chunks` counts them. An
- * append adds one chunk (none when both texts are empty); a rewrite, or a write that creates the
- * run, starts the hash afresh. For partial reads (DESIGN §22) `mlen` is the transcript log's length,
- * `a<i>` where m<i> starts in it and `wat` where the window starts; a hash written before them
- * (no `mlen`) keeps none until its next rewrite, and is read whole.
+ * messages' text (its first chunk), the records' text (ARGV[11] to [13]), the points to keep
+ * (ARGV[14]), that chunk's length in UTF-16 units and where the window starts in the log (ARGV[15],
+ * [16]), then the messages' further chunks as pairs (length, text) from ARGV[17] on: a long text cut
+ * where its write allows (`PartsWrite.cuts`, DESIGN §22). Chunk i of the logs is the fields m<i> and
+ * r<i> (absent when empty); `chunks` counts them. An append adds one chunk per chunk of its
+ * messages' text, the records' text on the last (none when both texts are empty); a rewrite, or a
+ * write that creates the run, starts the hash afresh. For partial reads (DESIGN §22) `mlen` is the
+ * transcript log's length, `a<i>` where m<i> starts in it and `wat` where the window starts; a hash
+ * written before them (no `mlen`) keeps none until its next rewrite, and is read whole.
  */
 export const PUT_PARTS_SCRIPT = `${CHECK}
 local chunk = 0
@@ -165,14 +167,18 @@ elseif current then
   redis.call('DEL', KEYS[1])
 end
 if ARGV[12] ~= '' or ARGV[13] ~= '' then
-  chunk = chunk + 1
-  if ARGV[12] ~= '' then
-    redis.call('HSET', KEYS[1], 'm' .. chunk, ARGV[12])
-    if mlen then
-      local at = mlen
-      if mlen > 0 then at = mlen + 1 end
-      redis.call('HSET', KEYS[1], 'a' .. chunk, at)
-      mlen = at + tonumber(ARGV[15])
+  local texts = {{ARGV[12], ARGV[15]}}
+  for i = 17, #ARGV, 2 do texts[#texts + 1] = {ARGV[i + 1], ARGV[i]} end
+  for _, text in ipairs(texts) do
+    chunk = chunk + 1
+    if text[1] ~= '' then
+      redis.call('HSET', KEYS[1], 'm' .. chunk, text[1])
+      if mlen then
+        local at = mlen
+        if mlen > 0 then at = mlen + 1 end
+        redis.call('HSET', KEYS[1], 'a' .. chunk, at)
+        mlen = at + tonumber(text[2])
+      end
     end
   end
   if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'r' .. chunk, ARGV[13]) end

@@ -5,11 +5,12 @@
  * their clocks drift. Runs are kept in row layout 2 (DESIGN §17): a head and append-only log chunks
  * in the run's hash, so each write sends only what is new.
  */
+import { type KeepHistory, SnapshotError, type SnapshotStore, TurnkitError } from '@turnkit/core';
 import {
   assembleSnapshot,
   checkLeaseMs,
-  type KeepHistory,
   leaseHeldError,
+  logChunks,
   matchesPending,
   notInPartsError,
   type PartsWrite,
@@ -19,15 +20,12 @@ import {
   type PutOptions,
   pendingKey,
   pointsToKeep,
-  SnapshotError,
-  type SnapshotStore,
   type StoredParts,
   type StoredPoint,
   type StoredSnapshot,
   staleWriteError,
   stopMarkOf,
-  TurnkitError,
-} from '@turnkit/core';
+} from '@turnkit/core/store';
 import type { Redis } from 'ioredis';
 import {
   DELETE_SCRIPT,
@@ -83,9 +81,10 @@ type GetReply =
  * `version`, `expiresAt` (ISO, or empty), while a worker holds it `leaseOwner` and `leaseUntil`
  * (epoch ms on the Redis server's clock) and, once asked to stop (`requestStop`), `leaseStop`, and its content: in row layout 2 (what sessions write,
  * DESIGN §17) `head`, `chunks` and the log chunks `m1`, `r1`, `m2`, … (the messages' and resolved
- * records' texts each write appended; an empty one is left out), with `mlen`, `wat` and `a1`, `a2`,
- * … (the transcript log's length, where the window starts, where each chunk starts: a resume reads
- * the transcript from the window's chunk on, DESIGN §22); in layout 1 (`put`) `snapshot`.
+ * records' texts each write appended, a long messages' text cut into several where its write
+ * allows; an empty one is left out), with `mlen`, `wat` and `a1`, `a2`, … (the transcript log's
+ * length, where the window starts, where each chunk starts: a resume reads the transcript from the
+ * window's chunk on, DESIGN §22); in layout 1 (`put`) `snapshot`.
  * Runs with an `expiresAt` are also in a sorted set (`expiryKey`, scored by epoch ms) that
  * `listExpired` reads.
  *
@@ -264,15 +263,19 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
 
     put: (runId, snapshot, opts) => write(runId, 'redisStore.put', PUT_SCRIPT, snapshot, opts),
 
-    putParts: (runId, parts: PartsWrite, opts) =>
-      write(runId, 'redisStore.putParts', PUT_PARTS_SCRIPT, parts.head, opts, [
+    putParts(runId, parts: PartsWrite, opts) {
+      // A long messages' text goes as the chunks its write allows, one hash field each (DESIGN §22).
+      const [first, ...more] = logChunks(parts.messages, parts.cuts);
+      return write(runId, 'redisStore.putParts', PUT_PARTS_SCRIPT, parts.head, opts, [
         parts.mode,
-        parts.messages,
+        first!.text,
         parts.resolved,
         keep,
-        String(parts.messages.length),
+        String(first!.text.length),
         String(parts.windowAt ?? 0),
-      ]),
+        ...more.flatMap((chunk) => [String(chunk.text.length), chunk.text]),
+      ]);
+    },
 
     async listPoints(runId) {
       const key = runKey(runId, 'redisStore.listPoints');

@@ -63,6 +63,7 @@ export async function bundleProcesses(options: BundleProcessesOptions): Promise<
     outExtension: { '.js': '.mjs' },
     alias: {
       '@turnkit/core/testing': source('../../../core/src/testing/index.ts'),
+      '@turnkit/core/store': source('../../../core/src/store.ts'),
       '@turnkit/core': source('../../../core/src/index.ts'),
     },
     external: options.external ?? ['pg-native'],

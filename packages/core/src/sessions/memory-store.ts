@@ -3,7 +3,7 @@
  * leases are judged by the host clock, or by the `now` you give it. It keeps runs in row layout 2
  * when sessions write them so (`putParts`), like the stores of `@turnkit/adapters`.
  */
-import { assembleSnapshot, joinLog, type SnapshotParts } from '../snapshot/index.js';
+import { assembleSnapshot, joinLog, logChunks, type SnapshotParts } from '../snapshot/index.js';
 import {
   checkLeaseMs,
   type KeepHistory,
@@ -40,7 +40,10 @@ type Row = {
   points?: Point[];
   /** Where the window starts in the transcript log (layout 2, `PartsWrite.windowAt`). */
   windowAt?: number;
-  /** Each appended transcript text and where it starts in the log (layout 2), for partial reads. */
+  /**
+   * Each appended transcript text, cut where its write allows (`PartsWrite.cuts`), and where it
+   * starts in the log (layout 2), for partial reads.
+   */
   chunks?: { at: number; text: string }[];
 } & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
 
@@ -171,7 +174,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       const windowAt = write.windowAt ?? 0;
       const before = append ? row.parts!.messages.length : 0;
       const chunks = append ? [...(row.chunks ?? [])] : [];
-      if (write.messages !== '') chunks.push({ at: before > 0 ? before + 1 : 0, text: write.messages });
+      if (write.messages !== '') {
+        const start = before > 0 ? before + 1 : 0;
+        for (const chunk of logChunks(write.messages, write.cuts)) {
+          chunks.push({ at: start + chunk.at, text: chunk.text });
+        }
+      }
       rows.set(runId, { ...kept, parts, points, chunks, ...(windowAt > 0 ? { windowAt } : {}) });
       index(runId, opts.pending);
       return { version: kept.version, now: clock() };

@@ -169,6 +169,17 @@ export interface PartsWrite extends SnapshotParts {
    * the chunks from the one holding it on, without reading the older ones.
    */
   windowAt?: number;
+  /**
+   * Where `messages` may be cut into chunks (DESIGN §22): the offsets (UTF-16 code units) of the
+   * `,` between two entries before each chunk but the first, ascending, so that no chunk is longer
+   * than `LOG_CHUNK_CHARS` (64 Ki) unless one entry is. Absent for a short text (almost every
+   * write). Given for a long one — a run started with an imported conversation, a rewrite of a long
+   * history — so that a store keeping each chunk apart, with where it starts in the log
+   * (`logChunks` of `@turnkit/core/store` cuts the text), answers a window read with at most one
+   * chunk before the window, however large the write. A store that keeps the text whole stays
+   * correct: its window reads are then as long as that text.
+   */
+  cuts?: number[];
 }
 
 /**

@@ -19,12 +19,12 @@ export {
   type SnapshotHeader,
   type SnapshotKeys,
 } from './envelope.js';
+export { joinLog, LOG_CHUNK_CHARS, type LogChunk, logChunks } from './log-text.js';
 export {
   assembleSnapshot,
   type EncodedParts,
   encodeParts,
   fullTranscript,
-  joinLog,
   type LogWindow,
   type OpenedParts,
   openParts,

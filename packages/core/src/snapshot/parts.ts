@@ -6,7 +6,9 @@
  * - **Logs.** The transcript and the resolved records, each kept as the inside of its JSON array:
  *   the JSON text of every entry, joined by `,` (`''` when empty). A write appends its new entries'
  *   text after the stored text, with a `,` between two non-empty texts; a store may keep the
- *   appended texts as separate chunks, as long as it joins them back in order.
+ *   appended texts as separate chunks, as long as it joins them back in order. A transcript text
+ *   past `LOG_CHUNK_CHARS` (an import, a rewrite of a long history) comes with `cuts`, the `,`
+ *   between entries where the store may cut it into chunks of at most that (log-text.ts).
  * - **Head.** One line of metadata, then the envelope text with both arrays left empty:
  *   `{"layout":2,"at":[m,r],"messages":n,"resolved":k,"sig":"…"}\n{"format":"turnkit.snapshot",…}`.
  *   `at` are the offsets in that envelope text where the transcript and the records go back in;
@@ -43,9 +45,10 @@
  *   text (`windowAt`, the head's `window.at`). A store that keeps, per appended chunk, the offset
  *   where it starts can then answer `getParts(runId, { transcript: 'window' })` with the chunks
  *   from the one holding `windowAt` on, and `messagesAt` (where they start): a resume reads the
- *   head, the window and the resolved records, O(window), not O(history). The append check needs
- *   no old entry either: the log's length (`messagesAt` + what was read) and the window's entries
- *   locate everything a write appends. The signature is over the window (and the resolved records)
+ *   head, the window and the resolved records, O(window), not O(history) — however the history
+ *   arrived, since no chunk is longer than `LOG_CHUNK_CHARS` unless one entry is. The append
+ *   check needs no old entry either: the log's length (`messagesAt` + what was read) and the
+ *   window's entries locate everything a write appends. The signature is over the window (and the resolved records)
  *   only, so what a resume reads is exactly what it verifies. A signed run's entries before the
  *   window are covered by a MAC chain in the head (`window.chain`, extended by each compaction over
  *   the entries it moves out), which `fullTranscript` checks on a full read.
@@ -54,6 +57,7 @@ import { SnapshotError } from '../errors.js';
 import type { HistoryWindow, ResolvedRecord } from '../machine/index.js';
 import type { ChatMessage } from '../types.js';
 import type { DecodedSnapshot, SnapshotKeys } from './envelope.js';
+import { joinLog, logCuts } from './log-text.js';
 import { signatureOf, withSignature } from './signing.js';
 
 /** A snapshot in row layout 2: its head and its two logs (see the file's header for their format). */
@@ -103,7 +107,7 @@ export interface EncodedParts {
    * The head and the logs' texts: the entries added since `logs` (`append`), or every entry
    * (`rewrite`, which replaces what is stored).
    */
-  write: SnapshotParts & { mode: 'append' | 'rewrite'; windowAt?: number };
+  write: SnapshotParts & { mode: 'append' | 'rewrite'; windowAt?: number; cuts?: number[] };
   /** The logs as stored once the write succeeds. */
   logs: StoredLogs;
   /** The whole snapshot string (signed when the agent signs), assembled on first call. */
@@ -122,12 +126,6 @@ interface HeadMeta {
 }
 
 const SIG = /^[0-9a-f]{64}$/;
-
-/** Two log texts as one: joined by `,` unless either is empty. */
-export function joinLog(stored: string, added: string): string {
-  if (stored === '') return added;
-  return added === '' ? stored : `${stored},${added}`;
-}
 
 /** Whether `items` starts with exactly the objects of `known` (the machine appends, never edits). */
 function startsWith<T>(items: readonly T[], known: readonly T[]): boolean {
@@ -214,6 +212,7 @@ export function encodeParts(
       messages: transcript.added,
       resolved: mode === 'append' ? resolved.added : resolved.whole,
       ...(log.at > 0 ? { windowAt: log.at } : {}),
+      ...(transcript.cuts.length > 0 ? { cuts: transcript.cuts } : {}),
     },
     logs: {
       layout: 2,
@@ -238,6 +237,8 @@ interface TranscriptWrite {
   mode: 'append' | 'rewrite';
   /** The log text to send: the entries added (`append`), or the whole log (`rewrite`). */
   added: string;
+  /** Where `added` may be cut into chunks a store keeps apart (see `logCuts`): none when it is short. */
+  cuts: number[];
   log: LogWindow;
   /** The JSON text of the window's summary messages, joined by `,` (kept in the head). */
   summaryText: string;
@@ -253,10 +254,12 @@ function rewriteTranscript(
   const summary = window?.summary ?? 0;
   const from = window?.from ?? 0;
   const summaryText = entriesText(messages.slice(0, summary));
-  const logText = entriesText(summary === 0 ? messages : messages.slice(summary));
+  const entries = summary === 0 ? messages : messages.slice(summary);
+  const logText = entriesText(entries);
   return {
     mode: 'rewrite',
     added: logText,
+    cuts: logCuts(entries, logText),
     log: { count: messages.length - summary, base: from, from, at: 0, length: logText.length, summary },
     summaryText,
     windowText: joinLog(summaryText, logText),
@@ -293,6 +296,7 @@ function appendTranscript(
   }
   const fresh = messages.slice(summary + known.length - shift);
   const added = entriesText(fresh);
+  const cuts = logCuts(fresh, added);
   const length = stored.length + (stored.length > 0 && added !== '' ? 1 : 0) + added.length;
   let at = stored.at;
   let chain = stored.chain ?? '';
@@ -317,6 +321,7 @@ function appendTranscript(
     return {
       mode: 'append',
       added,
+      cuts,
       log,
       summaryText: entriesText(messages.slice(0, summary)),
       windowText: joinLog(logs.messagesText, added),
@@ -327,6 +332,7 @@ function appendTranscript(
   return {
     mode: 'append',
     added,
+    cuts,
     log,
     summaryText,
     windowText: joinLog(summaryText, entriesText(messages.slice(summary))),
