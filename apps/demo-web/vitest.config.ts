@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@turnkit\/core$/, replacement: source('core/src/index.ts') },
       { find: /^@turnkit\/core\/testing$/, replacement: source('core/src/testing/index.ts') },
+      { find: /^@turnkit\/core\/store$/, replacement: source('core/src/store.ts') },
       { find: /^@turnkit\/adapters\/file$/, replacement: source('adapters/src/stores/file-store.ts') },
       { find: /^@turnkit\/adapters\/http$/, replacement: source('adapters/src/http/public.ts') },
       {
