@@ -8,7 +8,10 @@ export default defineConfig({
     'signed-cycle': 'src/signed-cycle.ts',
     'bundle-size': 'src/bundle-size.ts',
     'store-cycle': 'src/store-cycle-run.ts',
+    'ai-sdk': 'src/ai-sdk-run.ts',
   },
+  // AI SDK 7 is a devDependency (tsup would bundle it): it stays an import too.
+  external: ['ai-7'],
   format: ['esm'],
   clean: true,
   target: 'node20',

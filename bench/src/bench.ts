@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { type ChatMessage, memoryStore } from '@turnkit/core';
+import { benchAiSdk, printAiSdk } from './ai-sdk.js';
 import { cycleAgent, runCycle, SECRET, sampleContext } from './cycle.js';
 import { benchLongRuns, buildHistory } from './history.js';
 import { benchImport } from './import.js';
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   const otel = await phase('otel', () => benchOtel(histories, ROUNDS));
   const { stores, writes } = await phase('stores', () => measureStores(histories));
   const storeCycle = await phase('storeCycle', () => benchStoreCycle(histories));
+  const aiSdk = await phase('aiSdk', () => benchAiSdk(histories, ROUNDS));
   const startup = await phase('startup', measureStartup);
   const runtimes = await phase('runtimes', benchRuntimes);
 
@@ -227,6 +229,7 @@ async function main(): Promise<void> {
   for (const row of stores) if (row.skipped) console.log(`  ${row.store}: skipped, ${row.skipped}`);
   printWrites(writes);
   const storeCycleGoals = printStoreCycle(storeCycle);
+  const aiSdkGoals = printAiSdk(aiSdk);
 
   const row = (length: number) => cycleRows.find((item) => item.history === length)!;
   const goals: Goal[] = [
@@ -261,9 +264,10 @@ async function main(): Promise<void> {
       }),
     ...writeGoals(writes),
     ...storeCycleGoals,
+    ...aiSdkGoals,
     ...runtimeGoals,
   ];
-  console.log('\nGoals (issues 4, 17, 18, 19; ratios measured in this run)');
+  console.log('\nGoals (issues 4, 17, 18, 19, 35, 49; ratios measured in this run)');
   console.log(goalsTable(goals));
   goals.push(...(await phase('inbox', benchInbox)));
   goals.push(...(await phase('longRuns', () => benchLongRuns(openStores))).goals);
@@ -289,6 +293,7 @@ async function main(): Promise<void> {
     stores,
     storeWrites: writes,
     storeCycle: storeCycle.rows,
+    aiSdk,
     goals,
   };
   await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);

@@ -153,6 +153,21 @@ export function goal(name: string, measured: number, limit: number, format: (val
   };
 }
 
+/** A goal from a measured value and its minimum (`value >= minimum` passes): a lead to keep. */
+export function goalAtLeast(
+  name: string,
+  measured: number,
+  minimum: number,
+  format: (value: number) => string,
+): Goal {
+  return {
+    goal: name,
+    measured: format(measured),
+    target: `≥ ${format(minimum)}`,
+    verdict: measured >= minimum ? 'PASS' : 'WARN',
+  };
+}
+
 /** The goals table. */
 export function goalsTable(goals: Goal[]): string {
   return table(

@@ -56,8 +56,8 @@ export interface StoreCycleRow {
 
 const noCounts = (): CycleCounts => ({ roundTrips: 0, writes: 0, bytesWritten: 0 });
 
-/** An agent that, after `history`, asks to run `record_thaw` (approval), then answers. */
-function approvalAgent(history: ChatMessage[]) {
+/** An agent that, after `history`, asks to run `record_thaw` (approval), then answers (also the TurnKit side of the AI SDK row, ai-sdk.ts). */
+export function approvalAgent(history: ChatMessage[]) {
   const recordThaw = defineTool({
     name: 'record_thaw',
     description: 'Record that a vial was thawed',
@@ -254,12 +254,14 @@ async function openTargets(counter: Counter): Promise<{ targets: Target[]; skipp
   return { targets, skipped };
 }
 
-function expectApproval(result: TurnResult, where: string): void {
+/** Throws unless the turn paused on an approval. */
+export function expectApproval(result: TurnResult, where: string): void {
   if (result.status !== 'needs_input' || result.pending[0]?.kind !== 'approval')
     throw new BrokenRunError(`${where}: expected a pause on the approval, got ${result.status}`);
 }
 
-function expectDone(result: TurnResult, where: string): void {
+/** Throws unless the run completed. */
+export function expectDone(result: TurnResult, where: string): void {
   if (result.status !== 'completed')
     throw new BrokenRunError(
       `${where}: expected completed, got ${result.status} (${result.error?.message ?? 'no error'})`,
