@@ -46,7 +46,12 @@ export type {
 export { bullmqQueue, createWorker, memoryQueue } from './queue/index.js';
 export type { FileStoreOptions } from './stores/file-store.js';
 export { fileStore } from './stores/file-store.js';
-export type { PgQueryable, PostgresStore, PostgresStoreOptions } from './stores/postgres-store.js';
+export type {
+  PgNamedQuery,
+  PgQueryable,
+  PostgresStore,
+  PostgresStoreOptions,
+} from './stores/postgres-store.js';
 export { postgresStore } from './stores/postgres-store.js';
 export type { RedisStoreOptions } from './stores/redis-store.js';
 export { redisStore } from './stores/redis-store.js';

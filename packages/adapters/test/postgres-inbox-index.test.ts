@@ -30,9 +30,10 @@ describe.skipIf(!url)('postgresStore: the inbox kind filter', () => {
   it('is served by an index in page order, without sorting the asks of that kind', async () => {
     const queries: { text: string; values: unknown[] }[] = [];
     const recording = {
-      query: (text: string, values?: unknown[]) => {
-        queries.push({ text, values: values ?? [] });
-        return pool.query(text, values);
+      // The store sends named statements (prepared once per connection) unless told not to.
+      query: (sent: string | { text: string; values: unknown[] }, values?: unknown[]) => {
+        queries.push(typeof sent === 'string' ? { text: sent, values: values ?? [] } : sent);
+        return typeof sent === 'string' ? pool.query(sent, values) : pool.query(sent);
       },
     };
     const store = postgresStore(recording as unknown as pg.Pool, { table });

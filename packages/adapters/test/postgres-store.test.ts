@@ -47,6 +47,35 @@ describe.skipIf(!url)('postgresStore', () => {
       await connection.teardown();
     });
 
+    it('sends its statements prepared (named) by default, as plain text with prepare: false, and both work', async () => {
+      const { pool, table } = connection;
+      for (const prepare of [undefined, false] as const) {
+        const sent: (string | { name: string; text: string })[] = [];
+        const recording = {
+          query: (given: string | { name: string; text: string; values: unknown[] }, values?: unknown[]) => {
+            sent.push(given);
+            return typeof given === 'string' ? pool.query(given, values) : pool.query(given);
+          },
+        };
+        const store = postgresStore(recording as unknown as pg.Pool, { table, prepare });
+        await store.migrate();
+        sent.length = 0;
+        const agent = approvalAgent(2);
+        const paused = await runTurn(agent, { input: 'thaw', runId: freshRunId('prepared') });
+        await store.put(paused.runId, paused.snapshot, { expectedVersion: null });
+        await store.get(paused.runId);
+        const named = sent.filter((item) => typeof item !== 'string');
+        if (prepare === false) expect(named).toEqual([]);
+        else {
+          expect(sent.length).toBeGreaterThan(0);
+          expect(named).toHaveLength(sent.length);
+          // One name per text, the same every time it is sent.
+          const byName = new Map(named.map((item) => [item.name, item.text]));
+          expect(new Set(named.map((item) => item.text)).size).toBe(byName.size);
+        }
+      }
+    });
+
     it('keeps the latest points only, with keepHistory (issue 32)', async () => {
       const { pool, table } = connection;
       const store = postgresStore(pool, { table, keepHistory: 2 });

@@ -30,6 +30,15 @@ import {
  */
 export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  /** A named (prepared) statement, as node-postgres takes it: used unless `prepare: false`. */
+  query(config: PgNamedQuery): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** A statement node-postgres prepares once per connection under `name`, then only binds and runs. */
+export interface PgNamedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
 }
 
 /** Options of {@link postgresStore}. */
@@ -41,6 +50,13 @@ export interface PostgresStoreOptions {
    * A point is a row of `<table>_pts`: the version's head and where its logs then began.
    */
   keepHistory?: KeepHistory;
+  /**
+   * Send the store's statements as named prepared statements (default `true`): PostgreSQL then plans
+   * each one once per connection instead of on every call, which halves a write's time (issue 49).
+   * Set `false` behind a pooler in transaction mode that cannot keep prepared statements (PgBouncer
+   * before 1.21, or without `max_prepared_statements`), or with a client that takes only `(text, values)`.
+   */
+  prepare?: boolean | undefined;
 }
 
 /** A {@link SnapshotStore} on PostgreSQL, plus `migrate()` to create or upgrade its table. */
@@ -54,6 +70,26 @@ export interface PostgresStore extends SnapshotStore {
   getParts: NonNullable<SnapshotStore['getParts']>;
   getHead: NonNullable<SnapshotStore['getHead']>;
   putParts: NonNullable<SnapshotStore['putParts']>;
+}
+
+/** Names of the statements prepared so far, by text (each text is one of a few per store). */
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under: a hash of its text (FNV-1a) and its length, so two texts
+ * never share a name on a connection (node-postgres refuses that), whichever store sent them.
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    let hash = 0x811c9dc5;
+    for (let index = 0; index < text.length; index++) {
+      hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+    }
+    name = `turnkit_${(hash >>> 0).toString(36)}_${text.length.toString(36)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 /** A plain identifier (PostgreSQL keeps 63 characters of a name). */
@@ -201,9 +237,13 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
   const bare = names[names.length - 1]!;
   const indexName = indexNameOf(bare, '_expires_at_idx');
 
+  const prepare = options.prepare !== false;
   const query = async <Row>(where: string, text: string, values: unknown[]): Promise<Row[]> => {
     try {
-      return (await pool.query(text, values)).rows as Row[];
+      const sent = prepare
+        ? pool.query({ name: statementName(text), text, values })
+        : pool.query(text, values);
+      return (await sent).rows as Row[];
     } catch (error) {
       if (!MISSING_SCHEMA.has((error as { code?: unknown } | null)?.code as string)) throw error;
       throw new TurnkitError(
