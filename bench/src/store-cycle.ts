@@ -215,12 +215,13 @@ async function openTargets(counter: Counter): Promise<{ targets: Target[]; skipp
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: pgUrl, connectionTimeoutMillis: 1500, max: 2 });
     pool.on('error', () => undefined);
+    // Counts every statement the store sends: plain text, or named (prepared) as it does by default.
     const counted = {
-      query: (text: string, values?: unknown[]) => {
+      query: (sent: string | { name: string; text: string; values: unknown[] }, values?: unknown[]) => {
         counter.current.roundTrips++;
-        return pool.query(text, values);
+        return typeof sent === 'string' ? pool.query(sent, values) : pool.query(sent);
       },
-    };
+    } as import('@turnkit/adapters').PgQueryable;
     const store = adapters.postgresStore(counted, { table: 'turnkit_bench_cycle_runs' });
     await store.migrate();
     await pool.query(
