@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { cleanEnv } from './helpers.js';
+import { cleanEnv, runIdOf, toolResults, transcript } from './helpers.js';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 export const inCI = Boolean(process.env.CI);
@@ -106,3 +106,16 @@ export function open(command: string, cwd: string): Terminal {
 afterEach(() => {
   for (const terminal of terminals.splice(0)) terminal.close();
 });
+
+/**
+ * Approves the demo's thaw in `terminal`, leaves with an empty message, and returns the answers its
+ * AskUserQuestion calls recorded (read from the run saved in `dir`).
+ */
+export async function approveAndQuit(terminal: Terminal, dir: string): Promise<string[]> {
+  await terminal.waitFor('enter: Approve');
+  terminal.keys('Enter');
+  await terminal.waitFor('You ›');
+  terminal.keys('Enter');
+  const end = await terminal.waitFor('EXIT=0');
+  return toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion');
+}

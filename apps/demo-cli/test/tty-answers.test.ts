@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, cleanup, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
-import { hasTmux, inCI, open } from './terminal.js';
+import { approveAndQuit, hasTmux, inCI, open } from './terminal.js';
 
 afterAll(cleanup);
 
@@ -53,12 +53,7 @@ describe.skipIf(!hasTmux && !inCI)('answers other than a choice, in a real termi
     await terminal.waitFor('❯ ↷ Skip this question');
     terminal.keys('Enter');
     await terminal.waitFor('↷ Follow-ups › skipped');
-    await terminal.waitFor('enter: Approve');
-    terminal.keys('Enter');
-    await terminal.waitFor('You ›');
-    terminal.keys('Enter');
-    const end = await terminal.waitFor('EXIT=0');
-    expect(toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion')).toEqual([
+    expect(await approveAndQuit(terminal, dir)).toEqual([
       '{"answers":{"Cell line":"K562 (Recommended)","Follow-ups":"(skipped)"}}',
     ]);
   });

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, cleanup, runCli, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
-import { hasTmux, inCI, open } from './terminal.js';
+import { approveAndQuit, hasTmux, inCI, open } from './terminal.js';
 
 afterAll(cleanup);
 
@@ -54,12 +54,7 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     expect(form).toContain('│   [ ] 2. Viability count');
     terminal.keys('Enter');
     await terminal.waitFor('✔ Follow-ups › Mycoplasma test, Notify lab manager');
-    await terminal.waitFor('enter: Approve');
-    terminal.keys('Enter');
-    await terminal.waitFor('You ›');
-    terminal.keys('Enter');
-    const end = await terminal.waitFor('EXIT=0');
-    expect(toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion')).toEqual([
+    expect(await approveAndQuit(terminal, dir)).toEqual([
       '{"answers":{"Cell line":"K562 (Recommended)","Follow-ups":"Mycoplasma test, Notify lab manager"}}',
     ]);
   });
