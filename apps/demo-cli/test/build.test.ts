@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliRun, cleanEnv, cleanup, PACKAGE_DIR, tempDir } from './helpers.js';
+import { type CliRun, cleanEnv, cleanup, outputOf, PACKAGE_DIR, tempDir } from './helpers.js';
 import { hasTmux, inCI, open } from './terminal.js';
 
 afterAll(cleanup);
@@ -83,22 +83,11 @@ function fakeTurbo(state: { full: 'HIT' | 'MISS'; quick: 'HIT' | 'MISS'; fail?: 
 
 /** `node scripts/build-quietly.mjs @turnkit/demo-cli`, piped, with `turbo` on the PATH first. */
 function buildDemo(turbo: Turbo): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, '@turnkit/demo-cli'], {
-      env: cleanEnv({ PATH: `${turbo.dir}:${process.env.PATH}`, FAKE_TURBO_DIR: turbo.dir }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  const child = spawn(process.execPath, [SCRIPT, '@turnkit/demo-cli'], {
+    env: cleanEnv({ PATH: `${turbo.dir}:${process.env.PATH}`, FAKE_TURBO_DIR: turbo.dir }),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return outputOf(child);
 }
 
 const ELAPSED = '\\d+\\.\\d s';

@@ -2,7 +2,7 @@
  * Running the built CLI as a child process, with a clean environment and a temporary run folder,
  * and reading what it saved (transcripts, the freezer in the run's context).
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,17 +66,28 @@ export function runCli(
       env: cleanEnv({ TURNKIT_DIR: join(options.dir, 'runs'), ...options.env }),
       stdio: [options.input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    outputOf(child).then(resolve, reject);
+    if (options.input !== null) child.stdin?.end(options.input);
+  });
+}
+
+/**
+ * What a child process printed, and its exit code, once it closed; `onStdout` sees the whole output
+ * so far after each chunk.
+ */
+export function outputOf(child: ChildProcess, onStdout?: (stdout: string) => void): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
+      onStdout?.(stdout);
     });
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    if (options.input !== null) child.stdin?.end(options.input);
   });
 }
 
@@ -102,10 +113,8 @@ export function runCliScripted(
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const steps = [...options.steps];
-    let stdout = '';
-    let stderr = '';
     let from = 0;
-    const flush = () => {
+    const flush = (stdout: string) => {
       while (steps.length > 0) {
         const at = stdout.indexOf(steps[0]!.waitFor, from);
         if (at === -1) return;
@@ -115,15 +124,7 @@ export function runCliScripted(
         if (steps.length === 0) child.stdin.end();
       }
     };
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      flush();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    outputOf(child, flush).then(resolve, reject);
     if (steps.length === 0) child.stdin.end();
   });
 }

@@ -5,28 +5,26 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { type CliRun, cleanEnv, cleanup, PACKAGE_DIR, runIdOf, tempDir, transcript } from './helpers.js';
+import {
+  type CliRun,
+  cleanEnv,
+  cleanup,
+  outputOf,
+  PACKAGE_DIR,
+  runIdOf,
+  tempDir,
+  transcript,
+} from './helpers.js';
 
 afterAll(cleanup);
 
 function npmStart(runsDir: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', 'start', '--silent'], {
-      cwd: PACKAGE_DIR,
-      env: cleanEnv({ TURNKIT_DIR: runsDir }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  const child = spawn('npm', ['run', 'start', '--silent'], {
+    cwd: PACKAGE_DIR,
+    env: cleanEnv({ TURNKIT_DIR: runsDir }),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return outputOf(child);
 }
 
 it('`npm run start` with stdin on /dev/null leaves the question waiting, prints the run id and exits 0', async () => {
