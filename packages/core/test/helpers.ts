@@ -5,10 +5,12 @@ import {
   askUserQuestion,
   defineAgent,
   defineTool,
+  type SnapshotStore,
   type ToolMessage,
   TurnkitError,
   type TurnResult,
 } from '../src/index.js';
+import type { PartsWrite } from '../src/store.js';
 import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
 
 export const cellLineQuestion = {
@@ -109,3 +111,16 @@ export const codeOf = (promise: Promise<unknown>): Promise<string> =>
     (error: unknown) =>
       TurnkitError.isInstance(error) ? error.code : `not a TurnkitError: ${String(error)}`,
   );
+
+/** `inner` with every layout-2 write (`putParts`) recorded in `writes`. */
+export function recordingStore(inner: SnapshotStore): { store: SnapshotStore; writes: PartsWrite[] } {
+  const writes: PartsWrite[] = [];
+  const store: SnapshotStore = {
+    ...inner,
+    putParts: (runId, write, opts) => {
+      writes.push(write);
+      return inner.putParts!(runId, write, opts);
+    },
+  };
+  return { store, writes };
+}

@@ -23,6 +23,7 @@ import {
 } from '../src/index.js';
 import type { PartsWrite } from '../src/store.js';
 import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
+import { recordingStore } from './helpers.js';
 
 const SECRET = 'history-store-secret';
 
@@ -97,19 +98,6 @@ function expectPaired(messages: readonly ChatMessage[]): void {
 
 const isSummary = (message: ChatMessage) =>
   message.role === 'user' && /^Summary \d+ of/.test(message.content ?? '');
-
-/** A store whose layout-2 writes are recorded. */
-function recordingStore(inner: SnapshotStore) {
-  const writes: PartsWrite[] = [];
-  const store: SnapshotStore = {
-    ...inner,
-    putParts: (runId, write, opts) => {
-      writes.push(write);
-      return inner.putParts!(runId, write, opts);
-    },
-  };
-  return { store, writes };
-}
 
 /**
  * Plays a long run over `store` (two sessions objects: a resume in a fresh process), checking what

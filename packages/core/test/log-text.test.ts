@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type ChatMessage, createSessions, memoryStore, type SnapshotStore } from '../src/index.js';
 import { logCuts } from '../src/snapshot/log-text.js';
 import { LOG_CHUNK_CHARS, logChunks, type PartsWrite } from '../src/store.js';
-import { makeAgent } from './helpers.js';
+import { makeAgent, recordingStore } from './helpers.js';
 
 /** The inside of `JSON.stringify(items)`, as a layout-2 log keeps it. */
 const logText = (items: readonly unknown[]) => JSON.stringify(items).slice(1, -1);
@@ -75,22 +75,8 @@ describe('logCuts and logChunks', () => {
 });
 
 describe('sessions writing a long history', () => {
-  /** A memory store whose layout-2 writes are recorded. */
-  function recordingStore() {
-    const inner = memoryStore();
-    const writes: PartsWrite[] = [];
-    const store: SnapshotStore = {
-      ...inner,
-      putParts: (runId, write, opts) => {
-        writes.push(write);
-        return inner.putParts!(runId, write, opts);
-      },
-    };
-    return { store, writes };
-  }
-
   it('sends cuts with the write that brings an imported conversation, and none with short writes', async () => {
-    const { store, writes } = recordingStore();
+    const { store, writes } = recordingStore(memoryStore());
     const sessions = createSessions({ agent: makeAgent(['Noted.', 'Noted again.']), store });
     const history = messages(3_000);
     const { runId } = await sessions.start(history);
