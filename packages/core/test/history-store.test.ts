@@ -21,7 +21,6 @@ import {
   type ToolMessage,
   TurnkitError,
 } from '../src/index.js';
-import type { PartsWrite } from '../src/store.js';
 import { type ScriptedStep, scriptedModel } from '../src/testing/index.js';
 import { recordingStore } from './helpers.js';
 

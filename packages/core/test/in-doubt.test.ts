@@ -11,7 +11,6 @@ import {
   approve,
   createSessions,
   defineTool,
-  type InDoubtPolicy,
   memoryStore,
   type SnapshotStore,
   StateError,

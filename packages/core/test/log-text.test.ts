@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ChatMessage, createSessions, memoryStore, type SnapshotStore } from '../src/index.js';
+import { type ChatMessage, createSessions, memoryStore } from '../src/index.js';
 import { logCuts } from '../src/snapshot/log-text.js';
-import { LOG_CHUNK_CHARS, logChunks, type PartsWrite } from '../src/store.js';
+import { LOG_CHUNK_CHARS, logChunks } from '../src/store.js';
 import { makeAgent, recordingStore } from './helpers.js';
 
 /** The inside of `JSON.stringify(items)`, as a layout-2 log keeps it. */

@@ -13,8 +13,8 @@
  * `allowRequester`): whoever may not approve the call may not have it run again either.
  */
 import {
-  inDoubtSupersededResult,
   isInDoubtCall,
+  type LoopContext,
   type Resolution,
   type StepCall,
   type StoredInteraction,
@@ -184,10 +184,33 @@ export function decideInDoubt(
   }
 }
 
+/**
+ * The result of a call in doubt that a new user message left undecided: never "dropped", since it
+ * may have run (a payment may have gone through).
+ */
+export const inDoubtSupersededResult = (toolName: string): string =>
+  toolErrorResult(
+    'tool_in_doubt',
+    `${toolName} was running when its worker stopped, and it may or may not have run; the user sent a new message instead of deciding whether to run it again. Check whether its effect happened before calling it again.`,
+  );
+
+/** The results a new user message gives the open calls of `context` that may have run. */
+function supersededInDoubt(context: LoopContext): Record<string, string> | undefined {
+  let results: Record<string, string> | undefined;
+  for (const call of context.step ?? []) {
+    if (isInDoubtCall(call) || (call.status === 'pending' && call.interaction?.kind === 'in_doubt')) {
+      results ??= {};
+      results[call.toolCallId] = inDoubtSupersededResult(call.toolName);
+    }
+  }
+  return results;
+}
+
 /** What sessions hand the loop (`run.doubt`): store mode's handling of tools in doubt. */
 export const IN_DOUBT: DoubtHandling = {
   markStarted,
   isInDoubt,
   outcome: inDoubtOutcome,
+  superseded: supersededInDoubt,
   decide: decideInDoubt,
 };

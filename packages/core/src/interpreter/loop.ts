@@ -4,7 +4,7 @@
  */
 import { ModelError, publicModelMessage } from '../errors.js';
 import { COMPACT } from '../keys.js';
-import { inDoubtSupersededResult, pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
+import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
 import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
@@ -257,9 +257,17 @@ export async function continueTurn<TOutput>(run: Run): Promise<TurnResult<TOutpu
 export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
   const at = nowIso(run);
   const before = pendingInteractions(run.state.context);
-  send(run, { type: 'USER_MESSAGE', messages, maxSteps: run.agent.maxSteps, at });
-  for (const { id, toolCallId, toolName, kind } of before) {
-    const result = kind === 'in_doubt' ? inDoubtSupersededResult(toolName) : SUPERSEDED_RESULT;
+  // Calls that may have run (sessions found them in doubt) are never told "dropped".
+  const results = run.doubt?.superseded(run.state.context);
+  send(run, {
+    type: 'USER_MESSAGE',
+    messages,
+    maxSteps: run.agent.maxSteps,
+    at,
+    ...(results ? { results } : {}),
+  });
+  for (const { id, toolCallId, kind } of before) {
+    const result = results?.[toolCallId] ?? SUPERSEDED_RESULT;
     emitResolved(run, { id, toolCallId, kind, resolution: 'superseded', at }, result);
   }
   for (const interaction of before) {

@@ -121,6 +121,11 @@ export interface DoubtHandling {
     stepCall: StepCall,
     call: ToolCall,
   ): Promise<{ result: string } | { draft: Omit<StoredInteraction, InteractionPlace> } | undefined>;
+  /**
+   * The results a new user message gives the open calls that may have run (in doubt, or waiting on
+   * an `in_doubt` ask), by call id; undefined when there are none.
+   */
+  superseded(context: LoopContext): Record<string, string> | undefined;
   /** A human's decision on an `in_doubt` interaction, or undefined for a response it cannot take. */
   decide(
     interaction: StoredInteraction,

@@ -35,30 +35,16 @@ export const isInDoubtCall = (call: StepCall): boolean =>
   (call.status === 'queued' || call.status === 'approved');
 
 /**
- * The result of a call in doubt that a new user message left undecided: never "dropped", since it
- * may have run (a payment may have gone through).
- */
-export const inDoubtSupersededResult = (toolName: string): string =>
-  toolErrorResult(
-    'tool_in_doubt',
-    `${toolName} was running when its worker stopped, and it may or may not have run; the user sent a new message instead of deciding whether to run it again. Check whether its effect happened before calling it again.`,
-  );
-
-/** The result a call gets when a new user message replaces its open interaction (or what it was to run). */
-function supersededResult(call: StepCall): string {
-  const doubted = isInDoubtCall(call) || (call.status === 'pending' && call.interaction?.kind === 'in_doubt');
-  return doubted ? inDoubtSupersededResult(call.toolName) : SUPERSEDED_RESULT;
-}
-
-/**
- * The step after a user message replaced its open calls: each gets its one result, and their open
- * interactions are recorded superseded. With `keepInDoubt`, calls in doubt stay open, to be settled
- * by their tool's `onInDoubt` before the message joins the transcript.
+ * The step after a user message replaced its open calls: each gets its one result (from `results`
+ * for a call sessions found in doubt, which may have run, else "dropped"), and their open interactions
+ * are recorded superseded. With `keepInDoubt`, calls in doubt stay open, to be settled by their
+ * tool's `onInDoubt` before the message joins the transcript.
  */
 export function supersededStep(
   step: StepCall[],
   at: string,
   keepInDoubt: boolean,
+  results: Record<string, string> | undefined,
 ): { step: StepCall[]; records: ResolvedRecord[] } {
   const records: ResolvedRecord[] = [];
   const next = step.map((call): StepCall => {
@@ -75,7 +61,7 @@ export function supersededStep(
       toolCallId: call.toolCallId,
       toolName: call.toolName,
       status: 'done',
-      result: supersededResult(call),
+      result: results?.[call.toolCallId] ?? SUPERSEDED_RESULT,
     };
   });
   return { step: next, records };

@@ -1,5 +1,5 @@
 /** The loop's machine and the data it holds: what every layer above reads and writes. */
-export { inDoubtSupersededResult, isInDoubtCall, pendingInteractions, SUPERSEDED_RESULT } from './calls.js';
+export { isInDoubtCall, pendingInteractions, SUPERSEDED_RESULT } from './calls.js';
 export { extend } from './extend.js';
 export { agentMachine } from './machine.js';
 export type * from './state.js';

@@ -113,11 +113,14 @@ export const updates = {
       ? { budgetPause: event.interaction, interactionCount: context.interactionCount + 1 }
       : {},
   supersedeOpenCalls: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
-    event.type === 'USER_MESSAGE' ? superseding(context, event.at, false) : {},
+    event.type === 'USER_MESSAGE' ? superseding(context, event.at, false, event.results) : {},
   /** The message waits while the step's calls in doubt settle; every other open call is superseded. */
   holdMessages: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
     event.type === 'USER_MESSAGE'
-      ? { ...superseding(context, event.at, true), held: [...(context.held ?? []), ...event.messages] }
+      ? {
+          ...superseding(context, event.at, true, event.results),
+          held: [...(context.held ?? []), ...event.messages],
+        }
       : {},
   flushStepResults: (context: LoopContext): Partial<LoopContext> => {
     if (!context.step) return {};
@@ -130,7 +133,12 @@ export const updates = {
 } satisfies Record<string, (context: LoopContext, event: LoopEvent) => Partial<LoopContext>>;
 
 /** The context after a user message superseded what was open: the budget pause, and the step's open calls. */
-function superseding(context: LoopContext, at: string, keepInDoubt: boolean): Partial<LoopContext> {
+function superseding(
+  context: LoopContext,
+  at: string,
+  keepInDoubt: boolean,
+  results: Record<string, string> | undefined,
+): Partial<LoopContext> {
   const pause = context.budgetPause;
   const records: ResolvedRecord[] = pause
     ? [{ id: pause.id, kind: pause.kind, toolCallId: '', resolution: 'superseded', at }]
@@ -138,7 +146,7 @@ function superseding(context: LoopContext, at: string, keepInDoubt: boolean): Pa
   if (!context.step) {
     return pause ? { budgetPause: undefined, resolved: [...context.resolved, ...records] } : {};
   }
-  const superseded = supersededStep(context.step, at, keepInDoubt);
+  const superseded = supersededStep(context.step, at, keepInDoubt, results);
   return {
     step: superseded.step,
     resolved: [...context.resolved, ...records, ...superseded.records],

@@ -233,7 +233,17 @@ export type LoopEvent =
   | { type: 'MODEL_FAILED'; error: { code: string; message: string } }
   | { type: 'TOOLS_SETTLED'; outcomes: StepOutcome[] }
   | { type: 'RESPOND'; resolutions: Resolution[]; maxSteps: number }
-  | { type: 'USER_MESSAGE'; messages: ChatMessage[]; maxSteps: number; at: string }
+  /**
+   * `results`: by call id, the result of an open call sessions found in doubt (it may have run), in
+   * place of "dropped".
+   */
+  | {
+      type: 'USER_MESSAGE';
+      messages: ChatMessage[];
+      maxSteps: number;
+      at: string;
+      results?: Record<string, string>;
+    }
   | { type: 'RETRY'; maxSteps: number }
   /** The next model call or step would start past the run's budget: wait for a human's decision. */
   | { type: 'BUDGET_REACHED'; interaction: StoredInteraction }
