@@ -77,6 +77,35 @@ describe.skipIf(!url)('redisStore', () => {
       expect(await client.zscore(`${prefix}__expiry__`, runId)).toBeNull();
     });
 
+    it('runs its scripts by SHA (EVALSHA), and sends a script again after the server lost them (issue 49)', async () => {
+      const { client, prefix } = connection;
+      const sent: string[] = [];
+      const counted = new Proxy(client, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (property !== 'eval' && property !== 'evalsha')
+            return typeof value === 'function' ? value.bind(target) : value;
+          return (...args: unknown[]) => {
+            sent.push(property);
+            return (value as (...given: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const store = redisStore(counted, { prefix });
+      const runId = freshRunId('sha');
+      await store.put(runId, '{"a":1}', { expectedVersion: null });
+      sent.length = 0;
+      expect((await store.get(runId))?.snapshot).toBe('{"a":1}');
+      expect(sent).toEqual(['evalsha']);
+      await client.script('FLUSH');
+      sent.length = 0;
+      await store.put(runId, '{"a":2}', { expectedVersion: 1 });
+      expect(sent).toEqual(['evalsha', 'eval']);
+      sent.length = 0;
+      expect((await store.get(runId))?.snapshot).toBe('{"a":2}');
+      expect(sent).toEqual(['evalsha', 'eval']);
+    });
+
     it('reads and updates a hash written by the first release, which has no lease fields', async () => {
       const { client, prefix } = connection;
       const store = redisStore(client, { prefix });

@@ -5,6 +5,9 @@
  * their clocks drift. Runs are kept in row layout 2 (DESIGN §17): a head and append-only log chunks
  * in the run's hash, so each write sends only what is new.
  */
+
+import { sha1 } from '@noble/hashes/legacy.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { type KeepHistory, SnapshotError, type SnapshotStore, TurnkitError } from '@turnkit/core';
 import {
   assembleSnapshot,
@@ -66,15 +69,26 @@ export interface RedisStoreOptions {
   keepHistory?: KeepHistory;
 }
 
+/** Each script's SHA1, as `EVALSHA` names it (computed once per script per process). */
+const scriptShas = new Map<string, string>();
+function scriptSha(script: string): string {
+  let sha = scriptShas.get(script);
+  if (sha === undefined) {
+    sha = bytesToHex(sha1(utf8ToBytes(script)));
+    scriptShas.set(script, sha);
+  }
+  return sha;
+}
+
 /** Index entries read per round trip by `listExpired` when no limit is given. */
 const LIST_BATCH = 500;
 
 type ScriptReply = [number, string | number, number?];
 
-/** What GET_SCRIPT returns for a run: whole (5 items) or in parts (8), the server's TIME fourth. */
+/** What GET_SCRIPT returns for a run: whole (5 items) or in parts (8: the logs as lists of chunks), the server's TIME fourth. */
 type GetReply =
   | [string, string, number, number, string]
-  | [string, string, number, number, string, string, string, number];
+  | [string, string, number, number, string, string[], string[], number];
 
 /**
  * A {@link SnapshotStore} on Redis. Each run is a hash at `prefix + runId` with the fields
@@ -129,12 +143,27 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     return key;
   };
 
+  /**
+   * Runs a script by its SHA1 (`EVALSHA`), so a call sends 40 bytes instead of the script's text;
+   * the first call on a server that has not seen it (or lost its cache in a restart) gets
+   * `NOSCRIPT` and sends the text once (`EVAL`, which caches it).
+   */
+  async function runScript(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown> {
+    const sha = scriptSha(script);
+    try {
+      return await client.evalsha(sha, numKeys, ...args);
+    } catch (error) {
+      if (!String(error).includes('NOSCRIPT')) throw error;
+      return client.eval(script, numKeys, ...args);
+    }
+  }
+
   /** The index entries due by `before`, from `offset`, after dropping those whose run is gone. */
   async function expiredPage(before: number, offset: number, count: number): Promise<[string[], number]> {
     const candidates = await client.zrangebyscore(expiryKey, '-inf', before, 'LIMIT', offset, count);
     if (candidates.length === 0) return [[], 0];
     const keys = candidates.map((runId) => prefix + runId);
-    const kept = (await client.eval(
+    const kept = (await runScript(
       DROP_GONE_SCRIPT,
       keys.length + 1,
       expiryKey,
@@ -147,7 +176,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   /** Once per store: entries written before kinds had their own sets are put into them (see KIND_INDEX_SCRIPT). */
   let kindIndex: Promise<unknown> | undefined;
   function kindsIndexed(): Promise<unknown> {
-    kindIndex ??= client.eval(KIND_INDEX_SCRIPT, 1, inboxKey).catch((error: unknown) => {
+    kindIndex ??= runScript(KIND_INDEX_SCRIPT, 1, inboxKey).catch((error: unknown) => {
       kindIndex = undefined;
       throw error;
     });
@@ -176,7 +205,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     const key = runKey(runId, where);
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
     const expiresAt = opts.expiresAt ?? null;
-    const [written, version, now] = (await client.eval(
+    const [written, version, now] = (await runScript(
       script,
       3,
       key,
@@ -209,7 +238,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     window = false,
   ): Promise<StoredParts | StoredSnapshot | null> {
     const key = runKey(runId, where);
-    const reply = (await client.eval(GET_SCRIPT, 1, key, window ? 'window' : '').catch((error: unknown) => {
+    const reply = (await runScript(GET_SCRIPT, 1, key, window ? 'window' : '').catch((error: unknown) => {
       if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
       throw new SnapshotError(
         'SNAPSHOT_INVALID',
@@ -224,9 +253,9 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     const at = Number(reply[7]);
     return {
       head: reply[4],
-      messages: reply[5],
+      messages: reply[5].join(','),
       ...(at > 0 ? { messagesAt: at } : {}),
-      resolved: reply[6],
+      resolved: reply[6].join(','),
       ...stored,
     };
   }
@@ -243,7 +272,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
 
     async getHead(runId) {
       const where = 'redisStore.getHead';
-      const reply = (await client.eval(HEAD_SCRIPT, 1, runKey(runId, where)).catch((error: unknown) => {
+      const reply = (await runScript(HEAD_SCRIPT, 1, runKey(runId, where)).catch((error: unknown) => {
         if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
         throw new SnapshotError(
           'SNAPSHOT_INVALID',
@@ -301,16 +330,16 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
 
     async getAt(runId, version) {
       const key = runKey(runId, 'redisStore.getAt');
-      const reply = (await client.eval(GET_AT_SCRIPT, 1, key, String(version))) as
-        | [string, string, string]
+      const reply = (await runScript(GET_AT_SCRIPT, 1, key, String(version))) as
+        | [string, string[], string[]]
         | null;
-      return reply && { head: reply[0], messages: reply[1], resolved: reply[2] };
+      return reply && { head: reply[0], messages: reply[1].join(','), resolved: reply[2].join(',') };
     },
 
     async renew(runId, opts) {
       const key = runKey(runId, 'redisStore.renew');
       checkLeaseMs(opts.ms, 'redisStore.renew');
-      const [renewed, version, stop] = (await client.eval(
+      const [renewed, version, stop] = (await runScript(
         RENEW_SCRIPT,
         1,
         key,
@@ -326,12 +355,12 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
 
     async requestStop(runId, opts) {
       const key = runKey(runId, 'redisStore.requestStop');
-      return (await client.eval(REQUEST_STOP_SCRIPT, 1, key, opts.reason ?? '')) === 1;
+      return (await runScript(REQUEST_STOP_SCRIPT, 1, key, opts.reason ?? '')) === 1;
     },
 
     async delete(runId) {
       const key = runKey(runId, 'redisStore.delete');
-      await client.eval(DELETE_SCRIPT, 2, key, inboxKey);
+      await runScript(DELETE_SCRIPT, 2, key, inboxKey);
       await client.zrem(expiryKey, runId);
     },
 
@@ -350,7 +379,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
         const entries = texts.flatMap((text) => (text === null ? [] : [JSON.parse(text) as PendingItem]));
         if (byKind && entries.length < keys.length) {
           const gone = keys.filter((_, index) => texts[index] === null);
-          await client.eval(PRUNE_SCRIPT, 2, inboxKey, scope, ...gone);
+          await runScript(PRUNE_SCRIPT, 2, inboxKey, scope, ...gone);
         }
         // With `ttlSeconds` a run's hash can vanish before its entries: those are left out.
         const gone = ttl === '' ? new Set<string>() : await vanished(entries.map((item) => item.runId));
