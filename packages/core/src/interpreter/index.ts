@@ -16,6 +16,7 @@ export {
   SUMMARY_PREFIX,
 } from './compaction.js';
 export { beginTurn } from './events.js';
+export { sendSettling } from './handoff-switch.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
 export { completedOutput } from './output.js';
@@ -36,8 +37,10 @@ export {
   newRun,
   newRunId,
   now,
+  playing,
   type Run,
   type RunAccess,
+  rootOf,
   send,
   stateOf,
   withStoreClock,
