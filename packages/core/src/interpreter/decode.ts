@@ -38,14 +38,17 @@ export function decodeFor(
       `This snapshot belongs to agent ${JSON.stringify(decoded.agent)}, not ${JSON.stringify(agent.name)}: resume it with the agent that wrote it.`,
     );
   }
-  const active = decoded.activeAgent ? activeIn(agent, decoded.activeAgent) : undefined;
+  const active = decoded.activeAgent ? activeHandoffIn(agent, decoded.activeAgent) : undefined;
   checkPendingTools(active?.agent ?? agent, decoded.state.context);
   const transcript = migrated ? undefined : transcriptText(opened.text, decoded.state.context.messages);
   return { decoded, ...(transcript ? { transcript } : {}), ...(active ? { active } : {}) };
 }
 
-/** The handoff the snapshot's active agent plays under; one the root no longer reaches is refused. */
-function activeIn(root: AnyAgent, active: { name: string; from: string }): ResolvedHandoff {
+/**
+ * The handoff a snapshot's active agent plays under (DESIGN §27): one the root no longer reaches
+ * is a `SNAPSHOT_INCOMPATIBLE` naming it.
+ */
+export function activeHandoffIn(root: AnyAgent, active: { name: string; from: string }): ResolvedHandoff {
   const found = handoffIn(root, active);
   if (found) return found;
   throw new SnapshotError(

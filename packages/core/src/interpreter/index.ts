@@ -15,6 +15,7 @@ export {
   estimateTokens,
   SUMMARY_PREFIX,
 } from './compaction.js';
+export { activeHandoffIn } from './decode.js';
 export { beginTurn } from './events.js';
 export { sendSettling } from './handoff-switch.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';

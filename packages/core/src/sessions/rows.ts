@@ -18,6 +18,7 @@
  */
 import { SnapshotError, StateError } from '../errors.js';
 import {
+  activeHandoffIn,
   completedOutput,
   decodedOf,
   loadRun,
@@ -199,6 +200,7 @@ export async function readHead(
     runId?: unknown;
     seq?: unknown;
     principal?: unknown;
+    activeAgent?: { name: string; from: string };
     state?: { value?: unknown; context?: unknown };
   };
   try {
@@ -231,7 +233,9 @@ export async function readHead(
   const status: TurnStatus | 'running' = CLAIMED.has(value) ? 'running' : statusOf(value);
   const pending: PendingInteraction[] =
     status === 'needs_input' ? pendingInteractions(context).map(toPending) : [];
-  const shell = { runId, agent, state: { value, context } } as unknown as Run;
+  // A completed run's answer is parsed with the output schema of the agent that gave it (DESIGN §27).
+  const played = envelope.activeAgent ? activeHandoffIn(agent, envelope.activeAgent).agent : agent;
+  const shell = { runId, agent: played, state: { value, context } } as unknown as Run;
   return {
     runId,
     status: status as TurnStatus,
