@@ -10,7 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { mcpServer } from '@turnkit/adapters/mcp';
 import { memoryStore } from '@turnkit/core';
 import { langFromEnv } from './i18n.js';
-import { createAgent } from './scenario/agent.js';
+import { AGENT_NAME, createAgent } from './scenario/agent.js';
+import { deskScenarioModel } from './scenario/desk.js';
 import { initialFreezer } from './scenario/freezer.js';
 import { scenarioModel } from './scenario/script.js';
 import { storageScenarioModel } from './scenario/storage.js';
@@ -18,7 +19,12 @@ import { storageScenarioModel } from './scenario/storage.js';
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const port = Number(process.env.PORT ?? 3333);
 const lang = langFromEnv(process.env);
-const agent = createAgent({ lang, model: scenarioModel(lang), storageModel: storageScenarioModel(lang) });
+const agent = createAgent({
+  lang,
+  model: scenarioModel(lang),
+  storageModel: storageScenarioModel(lang),
+  deskModel: deskScenarioModel(lang, AGENT_NAME),
+});
 // Each run starts with a fresh freezer in its context, as a chat of `npm run demo` does.
 const mcp = mcpServer(agent, { store: memoryStore(), context: () => initialFreezer() });
 

@@ -11,6 +11,16 @@ import type { Lang } from '../i18n.js';
 import { type InventoryMatch, initialFreezer } from './freezer.js';
 import { type ScenarioText, scenarioText } from './text.js';
 
+/** The lead agent's name, as the desk hands back to it (`AGENT_NAME` of agent.ts, which imports this file). */
+export const LEAD_AGENT = 'ln2-inventory';
+/** The lab desk's name (desk.ts): the lead hands incubator questions to it (DESIGN §27). */
+export const DESK_AGENT = 'lab-desk';
+
+/** Whether a message is about the incubators: the lead hands it to the lab desk. */
+export function isDeskRequest(message: string): boolean {
+  return /\b(incubators?|co2)\b|培养箱/i.test(message);
+}
+
 /** The script never runs out: one step per model call, up to this many calls in a conversation. */
 const MAX_MODEL_CALLS = 1000;
 /** The freezer's cell lines, each named once (a line may sit in several boxes, one entry each). */
@@ -233,6 +243,14 @@ function decide(request: ModelRequest, lang: Lang): Step {
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');
   const turn = messages.slice(lastUser);
   const last = messages.at(-1);
+  // The incubators are the lab desk's (a handoff, DESIGN §27): it hands back what is the freezer's.
+  if (last?.role === 'user' && isDeskRequest(last.content)) {
+    const reason = 'A question about an incubator.';
+    return {
+      text: text.handingOver,
+      toolCalls: [{ name: `transfer_to_${DESK_AGENT}`, arguments: { reason } }],
+    };
+  }
   if (last?.role === 'user' && isStoreRequest(last.content)) {
     return { text: text.storing, toolCalls: [{ name: 'storage', arguments: { input: last.content } }] };
   }
@@ -252,6 +270,15 @@ function decide(request: ModelRequest, lang: Lang): Step {
       return afterThaw(text, last.content);
     case 'storage':
       return text.storageReport(last.content);
+    case `transfer_to_${DESK_AGENT}`:
+      return text.noAnswer;
+    case `transfer_to_${LEAD_AGENT}`: {
+      const asked = turn[0]?.role === 'user' ? turn[0].content : '';
+      return {
+        text: text.checking,
+        toolCalls: [{ name: 'query_inventory', arguments: { cellLine: guessCellLine(asked) } }],
+      };
+    }
     default:
       return text.noAnswer;
   }
