@@ -13,14 +13,13 @@ import {
   type TurnOptions,
 } from '@turnkit/core';
 import type { ThawPlanValue } from '@turnkit/demo-models';
-import { chooseModel, describeModelFailure } from '@turnkit/demo-models';
+import { chooseModel, describeModelFailure, deskScript } from '@turnkit/demo-models';
 import { CallLog, eventPrinter } from './events.js';
 import { onInterrupt } from './interrupt.js';
 import type { CliOptions } from './options.js';
 import type { Prompter } from './prompt.js';
 import { safeLine } from './sanitize.js';
 import { AGENT_NAME, createAgent } from './scenario/agent.js';
-import { deskScenarioModel } from './scenario/desk.js';
 import { scenarioModel } from './scenario/script.js';
 import { storageScenarioModel } from './scenario/storage.js';
 import type { Ui } from './ui.js';
@@ -65,7 +64,11 @@ async function models(options: CliOptions, ui: Ui): Promise<Models> {
     return {
       model: scenarioModel(options.lang, delay),
       storageModel: storageScenarioModel(options.lang, delay),
-      deskModel: deskScenarioModel(options.lang, AGENT_NAME, delay),
+      deskModel: deskScript({
+        leadName: AGENT_NAME,
+        language: options.lang === 'zh-CN' ? 'zh' : 'en',
+        delayMs: delay,
+      }),
       banner: ui.t('offline'),
     };
   }

@@ -9,9 +9,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mcpServer } from '@turnkit/adapters/mcp';
 import { memoryStore } from '@turnkit/core';
+import { deskScript } from '@turnkit/demo-models';
 import { langFromEnv } from './i18n.js';
 import { AGENT_NAME, createAgent } from './scenario/agent.js';
-import { deskScenarioModel } from './scenario/desk.js';
 import { initialFreezer } from './scenario/freezer.js';
 import { scenarioModel } from './scenario/script.js';
 import { storageScenarioModel } from './scenario/storage.js';
@@ -23,7 +23,7 @@ const agent = createAgent({
   lang,
   model: scenarioModel(lang),
   storageModel: storageScenarioModel(lang),
-  deskModel: deskScenarioModel(lang, AGENT_NAME),
+  deskModel: deskScript({ leadName: AGENT_NAME, language: lang === 'zh-CN' ? 'zh' : 'en' }),
 });
 // Each run starts with a fresh freezer in its context, as a chat of `npm run demo` does.
 const mcp = mcpServer(agent, { store: memoryStore(), context: () => initialFreezer() });

@@ -13,15 +13,13 @@ import {
   defineAgent,
   type ModelAdapter,
 } from '@turnkit/core';
-import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
+import { labDesk, ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
-import { createDeskAgent } from './desk.js';
 import { queryInventory, recordThaw } from './inventory.js';
-import { LEAD_AGENT } from './script.js';
+import { AGENT_NAME } from './names.js';
 import { createStorageAgent } from './storage.js';
 
-/** Stable across versions of the demo: snapshots name the agent, and a resume with another name is refused. */
-export const AGENT_NAME = LEAD_AGENT;
+export { AGENT_NAME } from './names.js';
 
 function instructions(lang: Lang): string {
   return [
@@ -61,7 +59,7 @@ export const DEFAULT_BUDGET: BudgetLimits = { steps: 30 };
 export function createAgent(options: AgentOptions): Agent<ThawPlanValue> {
   const storage = createStorageAgent({ lang: options.lang, model: options.storageModel });
   const timeoutMs = options.questionTimeoutMs ? { timeoutMs: options.questionTimeoutMs } : {};
-  const desk = createDeskAgent({ lang: options.lang, model: options.deskModel, lead: () => lead });
+  const desk = labDesk({ model: options.deskModel, lead: () => lead });
   const lead: Agent<ThawPlanValue> = defineAgent({
     name: AGENT_NAME,
     instructions: instructions(options.lang),

@@ -6,20 +6,11 @@
  */
 import type { ChatMessage, ModelAdapter, ModelRequest, ToolCall } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
-import { sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
+import { DESK_AGENT, isDeskRequest, sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
 import { type InventoryMatch, initialFreezer } from './freezer.js';
+import { AGENT_NAME } from './names.js';
 import { type ScenarioText, scenarioText } from './text.js';
-
-/** The lead agent's name, as the desk hands back to it (`AGENT_NAME` of agent.ts, which imports this file). */
-export const LEAD_AGENT = 'ln2-inventory';
-/** The lab desk's name (desk.ts): the lead hands incubator questions to it (DESIGN §27). */
-export const DESK_AGENT = 'lab-desk';
-
-/** Whether a message is about the incubators: the lead hands it to the lab desk. */
-export function isDeskRequest(message: string): boolean {
-  return /\b(incubators?|co2)\b|培养箱/i.test(message);
-}
 
 /** The script never runs out: one step per model call, up to this many calls in a conversation. */
 const MAX_MODEL_CALLS = 1000;
@@ -272,7 +263,8 @@ function decide(request: ModelRequest, lang: Lang): Step {
       return text.storageReport(last.content);
     case `transfer_to_${DESK_AGENT}`:
       return text.noAnswer;
-    case `transfer_to_${LEAD_AGENT}`: {
+    // The lab desk handed the run back: the thaw the person asked for is this agent's.
+    case `transfer_to_${AGENT_NAME}`: {
       const asked = turn[0]?.role === 'user' ? turn[0].content : '';
       return {
         text: text.checking,
