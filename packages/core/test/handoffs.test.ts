@@ -188,6 +188,14 @@ describe('a handoff with approval', () => {
     expect(done.activeAgent).toBe('freezer');
   });
 
+  it('stays where it is when a new message supersedes the approval', async () => {
+    const paused = await runTurn(withApproval().triage, { input: 'hi' });
+    const done = await runTurn(withApproval().triage, { snapshot: paused.snapshot, input: 'never mind' });
+    expect(done.activeAgent).toBe('triage');
+    expect(errorCode(toolResults(done).h1)).toBe('superseded_by_user_message');
+    expect(done.events.some((event) => event.type === 'handoff')).toBe(false);
+  });
+
   it('stays where it is when the approval is rejected', async () => {
     const paused = await runTurn(withApproval().triage, { input: 'hi' });
     const done = await reject(
