@@ -4,6 +4,7 @@
  * asked — with its sub-agents, its tools' drift (§21), forks (§21), compaction (§22) and the run's
  * budget counted across agents. Agents are defined afresh for each call, as another process would.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -111,6 +112,17 @@ describe('a run paused after a handoff', () => {
     const done = await answerQuestion(migrated.triage, paused.snapshot, { answers: { Line: 'K562' } });
     expect(done.activeAgent).toBe('desk2');
     expect(done.output).toBe('Desk 2 here.');
+  });
+
+  it('keeps loading the handed-off snapshot this release wrote (test/fixtures/handoff-snapshots)', async () => {
+    const written = readFileSync(
+      new URL('./fixtures/handoff-snapshots/v2-handed-off-question.txt', import.meta.url),
+      'utf8',
+    );
+    const desk = deskAgents({ triage: {}, freezer: { 2: 'Thawing K562.' } });
+    const done = await answerQuestion(desk.triage, written, { answers: { Line: 'K562' } });
+    expect(done.activeAgent).toBe('freezer');
+    expect(done.output).toBe('Thawing K562.');
   });
 
   it('loads a snapshot without an active agent (older, or never handed off) in the root', async () => {
