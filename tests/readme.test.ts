@@ -111,6 +111,7 @@ describe('the named examples of the documentation', () => {
       'frontend-ai-sdk',
       'frontend-server',
       'getting-started',
+      'handoffs',
       'http-handler',
       'inbox',
       'long-runs',
@@ -254,6 +255,11 @@ describe('the named examples of the documentation', () => {
   it('subagents: a child question pauses the parent and the answer is routed down', async () => {
     const lines = (await runExample('subagents')).trim().split('\n');
     expect(lines).toEqual(["[ 'lead', 'researcher' ]", 'Plan: thaw K562. Use RPMI-1640.']);
+  });
+
+  it('handoffs: a run handed to the freezer desk pauses there and resumes there, given the root', async () => {
+    const lines = (await runExample('handoffs')).trim().split('\n');
+    expect(lines).toEqual(["freezer [ 'freezer' ]", 'freezer {"cellLine":"K562","vials":3}']);
   });
 
   it('http-handler: a Web-standard handler on Node, behind a bearer token, with runs in a file store', async () => {

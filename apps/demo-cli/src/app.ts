@@ -13,13 +13,13 @@ import {
   type TurnOptions,
 } from '@turnkit/core';
 import type { ThawPlanValue } from '@turnkit/demo-models';
-import { chooseModel, describeModelFailure } from '@turnkit/demo-models';
+import { chooseModel, describeModelFailure, deskScript } from '@turnkit/demo-models';
 import { CallLog, eventPrinter } from './events.js';
 import { onInterrupt } from './interrupt.js';
 import type { CliOptions } from './options.js';
 import type { Prompter } from './prompt.js';
 import { safeLine } from './sanitize.js';
-import { createAgent } from './scenario/agent.js';
+import { AGENT_NAME, createAgent } from './scenario/agent.js';
 import { scenarioModel } from './scenario/script.js';
 import { storageScenarioModel } from './scenario/storage.js';
 import type { Ui } from './ui.js';
@@ -43,10 +43,11 @@ export interface App {
 /** How long the script "thinks" on a terminal, so the spinner is seen; pipes get answers at once. */
 const SCRIPT_DELAY_MS = 350;
 
-/** The models of the lead agent and of its storage sub-agent (the same one when online). */
+/** The models of the lead agent, its storage sub-agent and the lab desk (the same one when online). */
 interface Models {
   model: ModelAdapter;
   storageModel: ModelAdapter;
+  deskModel: ModelAdapter;
   banner: string;
   /** Where a turn reports a failed model call (online only): one line on stderr. */
   onError?: TurnOptions['onError'];
@@ -63,12 +64,18 @@ async function models(options: CliOptions, ui: Ui): Promise<Models> {
     return {
       model: scenarioModel(options.lang, delay),
       storageModel: storageScenarioModel(options.lang, delay),
+      deskModel: deskScript({
+        leadName: AGENT_NAME,
+        language: options.lang === 'zh-CN' ? 'zh' : 'en',
+        delayMs: delay,
+      }),
       banner: ui.t('offline'),
     };
   }
   return {
     model: choice.model,
     storageModel: choice.model,
+    deskModel: choice.model,
     banner: ui.t('online', { model: choice.spec, baseURL: choice.baseURL }),
     onError: (error) => {
       const line = describeModelFailure(error, choice) ?? String((error as Error)?.message ?? error);
@@ -90,11 +97,12 @@ export function budgetFromEnv(env: NodeJS.ProcessEnv): { budget?: { steps: numbe
 
 export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter): Promise<App> {
   const calls = new CallLog();
-  const { model, storageModel, banner, onError } = await models(options, ui);
+  const { model, storageModel, deskModel, banner, onError } = await models(options, ui);
   const agent = createAgent({
     lang: options.lang,
     model: calls.wrap(model),
     storageModel: calls.wrap(storageModel),
+    deskModel: calls.wrap(deskModel),
     questionTimeoutMs: options.questionTimeoutMs,
     ...budgetFromEnv(process.env),
   });

@@ -1,6 +1,6 @@
 /**
  * Shows a turn as it happens, from its `onEvent` stream: a spinner while the model thinks, its text
- * as it streams in, one compact line per tool call and per resolved interaction (an interaction
+ * as it streams in, one compact line per tool call, per handoff and per resolved interaction (an interaction
  * that timed out says so in the seed's words: "Question timed out, the agent will continue"). With
  * `--json`, every event is also written to stdout as one JSON line.
  */
@@ -8,6 +8,7 @@ import type { AgentEvent, ChatMessage, ModelAdapter, ResolutionKind } from '@tur
 import type { MessageKey } from './i18n.js';
 import { planLines, readPlan } from './plan.js';
 import { safeLine, safeText } from './sanitize.js';
+import { AGENT_NAME } from './scenario/agent.js';
 import { createSpinner } from './spinner.js';
 import { truncate } from './text.js';
 import type { Ui } from './ui.js';
@@ -82,9 +83,12 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
     endText();
     ui.print(text);
   };
-  // A sub-agent's text is labelled with its path below the top agent: `Agent · storage`.
-  const speaker = (agentPath: string[]) =>
-    [t('agent'), ...agentPath.slice(1).map(safeLine)].join(agentPath.length > 1 ? ' · ' : '');
+  // A sub-agent's text is labelled with its path below the top agent: `Agent · storage`; after a
+  // handoff (DESIGN §27) another agent plays the run, and is named too: `Agent · lab-desk`.
+  const speaker = (agentPath: string[]) => {
+    const named = agentPath[0] === AGENT_NAME ? agentPath.slice(1) : agentPath;
+    return [t('agent'), ...named.map(safeLine)].join(named.length > 0 ? ' · ' : '');
+  };
   const compact = (text: string) => truncate(safeLine(text).replace(/\s+/g, ' '), ui.width - 4);
 
   const onEvent = (event: AgentEvent) => {
@@ -130,6 +134,9 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
         );
         break;
       }
+      case 'handoff':
+        line(`  ${color.cyan('⇄')} ${t('handoff', { to: safeLine(event.to) })}`);
+        break;
       case 'interaction_requested':
         spinner.stop();
         endText();

@@ -9,8 +9,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mcpServer } from '@turnkit/adapters/mcp';
 import { memoryStore } from '@turnkit/core';
+import { deskScript } from '@turnkit/demo-models';
 import { langFromEnv } from './i18n.js';
-import { createAgent } from './scenario/agent.js';
+import { AGENT_NAME, createAgent } from './scenario/agent.js';
 import { initialFreezer } from './scenario/freezer.js';
 import { scenarioModel } from './scenario/script.js';
 import { storageScenarioModel } from './scenario/storage.js';
@@ -18,7 +19,12 @@ import { storageScenarioModel } from './scenario/storage.js';
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const port = Number(process.env.PORT ?? 3333);
 const lang = langFromEnv(process.env);
-const agent = createAgent({ lang, model: scenarioModel(lang), storageModel: storageScenarioModel(lang) });
+const agent = createAgent({
+  lang,
+  model: scenarioModel(lang),
+  storageModel: storageScenarioModel(lang),
+  deskModel: deskScript({ leadName: AGENT_NAME, language: lang === 'zh-CN' ? 'zh' : 'en' }),
+});
 // Each run starts with a fresh freezer in its context, as a chat of `npm run demo` does.
 const mcp = mcpServer(agent, { store: memoryStore(), context: () => initialFreezer() });
 

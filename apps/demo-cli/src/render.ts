@@ -7,6 +7,7 @@
  */
 import type { ApprovalPayload, Question } from '@turnkit/core';
 import { safeLine, safeText } from './sanitize.js';
+import { AGENT_NAME } from './scenario/agent.js';
 import { displayWidth, padEnd, truncate, wrap } from './text.js';
 import type { Ui } from './ui.js';
 
@@ -44,13 +45,16 @@ export function countdownLines(ui: Ui, deadline: number | undefined, now = Date.
   return [left <= 30_000 ? ui.color.yellow(line) : ui.color.dim(line)];
 }
 
-/** `Asked by lead › researcher`, when a sub-agent asked; nothing for the top agent. */
+/**
+ * `Asked by lead › researcher`, when a sub-agent asked, or `Asked by lab-desk` when the run was
+ * handed to another agent (DESIGN §27); nothing for the top agent.
+ */
 export function askerLines(
   ui: Ui,
   key: 'askedBy' | 'requestedBy',
   agentPath: readonly string[] | undefined,
 ): string[] {
-  if (!agentPath || agentPath.length < 2) return [];
+  if (!agentPath || (agentPath.length < 2 && agentPath[0] === AGENT_NAME)) return [];
   const path = agentPath.map(safeLine).join(' › ');
   return [ui.color.dim(truncate(ui.t(key, { path }), ui.width - 4))];
 }

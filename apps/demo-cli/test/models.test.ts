@@ -10,7 +10,7 @@ import { type FakeProviders, startFakeProviders } from '@turnkit/demo-models/tes
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, runCli, tempDir } from './helpers.js';
 
-const TOOLS = ['query_inventory', 'record_thaw', 'AskUserQuestion', 'storage'];
+const TOOLS = ['query_inventory', 'record_thaw', 'AskUserQuestion', 'storage', 'transfer_to_lab-desk'];
 
 let fake: FakeProviders;
 let keys: Record<string, string>;

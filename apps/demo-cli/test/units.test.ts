@@ -166,10 +166,12 @@ describe('cards', () => {
     expect(card).toContain('space toggle');
   });
 
-  it('names the agent that asked when it is a sub-agent, and no one for the top agent', () => {
+  it('names the agent that asked when it is a sub-agent or was handed the run, and no one for the top agent', () => {
     const ui = uiFor('zh-CN');
-    const top = renderQuestionCard(ui, single, { index: 0, total: 1, agentPath: ['lead'] });
+    const top = renderQuestionCard(ui, single, { index: 0, total: 1, agentPath: ['ln2-inventory'] });
     expect(top).not.toContain('提问者');
+    const handedTo = renderQuestionCard(uiFor('en'), single, { index: 0, total: 1, agentPath: ['lab-desk'] });
+    expect(handedTo.split('\n')[1]).toMatch(/^│ Asked by lab-desk +│$/);
     const nested = renderQuestionCard(ui, single, { index: 0, total: 1, agentPath: ['lead', 'researcher'] });
     expect(nested.split('\n')[1]).toMatch(/^│ 提问者：lead › researcher +│$/);
     const approval = renderApprovalCard(

@@ -372,6 +372,11 @@ function onEvent({ event, id, data }) {
     updateStatus();
   }
   if (event === 'model_started') log.querySelector('.bubble.live')?.classList.remove('live');
+  // A handoff (DESIGN §27): the agent handed to speaks from here on.
+  if (event === 'handoff') {
+    log.dataset.speaker = data.to;
+    notice(t('handoff', data.to));
+  }
   if (event === 'model_delta') {
     const live = liveBubble(log, t);
     // A final answer streams as the JSON of a thaw plan: say it is coming, the transcript shows it.

@@ -27,9 +27,23 @@ export function planOf(text) {
   return value;
 }
 
+/**
+ * Who speaks: the assistant, or once the run was handed to another agent (a handoff, DESIGN §27:
+ * a transfer tool's result `{ ok: true, transferred_to }`) that agent, by name.
+ */
+function speakerOf(speaker, t) {
+  return speaker ? t('speaker', speaker) : t('assistant');
+}
+
+/** The agent a tool result handed the run to, or null. */
+function handedTo(content) {
+  const result = parse(content);
+  return result?.ok === true && typeof result.transferred_to === 'string' ? result.transferred_to : null;
+}
+
 /** An assistant bubble of a plan: its summary, a table of what was thawed, the medium, the next steps. */
-function planBubble(plan, t) {
-  const article = bubble('assistant plan', t('assistant'), plan.summary);
+function planBubble(plan, t, who = t('assistant')) {
+  const article = bubble('assistant plan', who, plan.summary);
   const rows = plan.thawed.map((thaw) =>
     h(
       'tr',
@@ -187,12 +201,14 @@ export function renderTranscript(log, messages, t, decisions = []) {
     if (where !== undefined) byCall.set(where, [...(byCall.get(where) ?? []), decision]);
   }
   const nodes = [];
+  let speaker = null;
   for (const message of messages) {
     if (message.role === 'user') nodes.push(bubble('user', t('you'), message.content));
     if (message.role === 'assistant') {
       const plan = message.tool_calls?.length ? null : planOf(message.content);
-      if (plan) nodes.push(planBubble(plan, t));
-      else if (message.content) nodes.push(bubble('assistant', t('assistant'), message.content));
+      const who = speakerOf(speaker, t);
+      if (plan) nodes.push(planBubble(plan, t, who));
+      else if (message.content) nodes.push(bubble('assistant', who, message.content));
       for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name });
     }
     if (message.role === 'tool') {
@@ -207,17 +223,24 @@ export function renderTranscript(log, messages, t, decisions = []) {
         )
         .filter(Boolean);
       nodes.push(...shown, toolNode(call, message.content, t, shown.length > 0, message.tool_call_id));
+      const to = call?.name?.startsWith('transfer_to_') ? handedTo(message.content) : null;
+      if (to) {
+        speaker = to;
+        nodes.push(h('p', { class: 'note handoff', 'data-agent': to }, t('handoff', to)));
+      }
     }
   }
+  // Text that streams next is the last speaker's (app.js sets it again at each live handoff).
+  log.dataset.speaker = speaker ?? '';
   if (nodes.length === 0) nodes.push(h('p', { class: 'empty' }, t('empty')));
   log.replaceChildren(...nodes.filter(Boolean));
 }
 
-/** The assistant bubble that streamed text goes into (created on first use). */
+/** The assistant bubble that streamed text goes into (created on first use), labelled with who speaks. */
 export function liveBubble(log, t) {
   let live = log.querySelector('.bubble.live .text');
   if (!live) {
-    const article = bubble('assistant live', t('assistant'), '');
+    const article = bubble('assistant live', speakerOf(log.dataset.speaker, t), '');
     log.append(article);
     live = article.querySelector('.text');
   }

@@ -7,14 +7,14 @@ import {
   defineAgent,
   type ModelAdapter,
 } from '@turnkit/core';
-import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
+import { deskScript, labDesk, ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
 import { countVials } from './count.js';
 import { queryInventory, thawVials } from './freezer.js';
+import { AGENT_NAME } from './names.js';
 import { demoModel } from './script.js';
 import { createStorageAgent } from './storage.js';
 
-/** Stable: stored snapshots name the agent, and a resume with another name is refused. */
-export const AGENT_NAME = 'ln2-web';
+export { AGENT_NAME } from './names.js';
 
 /** Options of {@link createDemoAgent}. */
 export interface DemoAgentOptions {
@@ -53,14 +53,18 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanV
     ...(options.model ? { model: options.model } : {}),
   });
   const timeoutMs = options.questionTimeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS;
-  return defineAgent({
+  // The lab desk takes incubator questions (a handoff, DESIGN §27) and hands the run back for vials.
+  const deskModel = options.model ?? deskScript({ leadName: AGENT_NAME, delayMs: options.thinkMs ?? 300 });
+  const desk = labDesk({ model: deskModel, lead: () => lead });
+  const lead: Agent<ThawPlanValue> = defineAgent({
     name: AGENT_NAME,
     instructions: [
       'You are an LN2 freezer inventory assistant for a cell-culture lab.',
       'Look vials up with query_inventory before acting; ask with AskUserQuestion when a choice is the user’s;',
       'thaw only with thaw_vials, which the user approves, edits or rejects (it asks which box when a line is in several);',
       'a question left unanswered times out: then thaw nothing;',
-      'hand requests to store new vials to the storage agent; count_vials counts every box (slow).',
+      'hand requests to store new vials to the storage agent; count_vials counts every box (slow);',
+      'questions about the CO2 incubators are the lab desk’s: hand the conversation over to it.',
       'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each box thawed from in this turn: cellLine, box, positions, and vialsLeft as thaw_vials reports it; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
     ].join(' '),
     model: options.model ?? demoModel({ paceMs: options.paceMs ?? 35, thinkMs: options.thinkMs ?? 300 }),
@@ -74,5 +78,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanV
     output: ThawPlan,
     maxSteps: 8,
     ...(options.budget === null ? {} : { budget: options.budget ?? DEFAULT_BUDGET }),
+    handoffs: [desk],
   });
+  return lead;
 }

@@ -9,9 +9,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ChatMessage, ModelAdapter, ModelRequest } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
-import { sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
+import { DESK_AGENT, isDeskRequest, sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
 import { type CountResult, isCountRequest } from './count.js';
 import { boxOf, type ThawResult } from './freezer.js';
+import { AGENT_NAME } from './names.js';
 import { isStoreRequest, STORAGE_AGENT } from './storage.js';
 
 type Lang = 'en' | 'zh';
@@ -48,6 +49,7 @@ const TEXT = {
     noChoice: 'No problem, I did not thaw anything. Tell me when you are ready.',
     welcome: 'You are welcome! Ask me whenever you need vials.',
     storing: 'I will ask the storage agent to put them away.',
+    handingOver: 'The incubators are the lab desk’s: handing you over.',
     storageReport: (output: string) => `The storage agent reports: ${output}`,
     counting: 'I will count the vials box by box; this takes a moment.',
     counted: (result: CountResult) =>
@@ -77,6 +79,7 @@ const TEXT = {
     noChoice: '好的，我没有解冻任何东西。准备好了再告诉我。',
     welcome: '不客气！需要细胞时随时找我。',
     storing: '我请存储 Agent 来入库。',
+    handingOver: '培养箱归实验室前台管：为你转接。',
     storageReport: (output: string) => `存储 Agent 回复：${output}`,
     counting: '我逐盒清点细胞，需要一点时间。',
     counted: (result: CountResult) =>
@@ -210,6 +213,17 @@ function nextMove(request: ModelRequest): Step {
     if (tool === 'thaw_vials') return reportStep(lang, last.content);
     if (tool === STORAGE_AGENT) return TEXT[lang].storageReport(last.content);
     if (tool === 'count_vials') return TEXT[lang].counted(JSON.parse(last.content) as CountResult);
+    // The lab desk handed the run back: the vials the person asked for are this agent's.
+    if (tool === `transfer_to_${AGENT_NAME}`) {
+      return { text: TEXT[lang].checking, toolCalls: [{ name: 'query_inventory', arguments: {} }] };
+    }
+  }
+  if (last?.role === 'user' && isDeskRequest(last.content)) {
+    const reason = 'A question about an incubator.';
+    return {
+      text: TEXT[lang].handingOver,
+      toolCalls: [{ name: `transfer_to_${DESK_AGENT}`, arguments: { reason } }],
+    };
   }
   if (last?.role === 'user' && isCountRequest(last.content)) {
     return { text: TEXT[lang].counting, toolCalls: [{ name: 'count_vials', arguments: {} }] };

@@ -78,7 +78,14 @@ describe('the web demo on a provider', () => {
       expect(fake.requests.at(-1)).toEqual({
         api: 'messages',
         model: 'claude-test-1',
-        tools: ['query_inventory', 'thaw_vials', 'count_vials', 'AskUserQuestion', 'storage'],
+        tools: [
+          'query_inventory',
+          'thaw_vials',
+          'count_vials',
+          'AskUserQuestion',
+          'storage',
+          'transfer_to_lab-desk',
+        ],
         stream: true,
         apiKey: 'test-key',
         // The agent's output schema, the thaw plan, goes as the provider's structured output.

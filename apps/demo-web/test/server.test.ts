@@ -103,3 +103,44 @@ describe('the demo server', () => {
     expect(labelsOf('RPMI-1640（推荐）')).toEqual(['RPMI-1640']);
   });
 });
+
+const toolNames = (messages: { role: string; tool_calls?: { function: { name: string } }[] }[]) =>
+  messages.flatMap((message) => (message.tool_calls ?? []).map((call) => call.function.name));
+
+// The handoff story (DESIGN §27): an incubator question goes from the LN2 assistant to the lab desk,
+// which asks which incubator — a pause in the agent handed to — reads it and hands the run back.
+describe('the lab desk of the web demo', () => {
+  it('takes an incubator question, asks which one, and hands the run back for the vials', async () => {
+    const started = await post('/api/runs', { input: 'Check the CO2 incubator, then thaw vials' });
+    expect(started.status).toBe(201);
+    const asked = started.body.pending[0];
+    expect(asked).toMatchObject({ kind: 'question', agentPath: ['lab-desk'] });
+    expect(asked.payload.questions[0].options.map((option: { label: string }) => option.label)).toEqual([
+      'Incubator 1',
+      'Incubator 2',
+    ]);
+    const answered = await post(`/api/runs/${started.body.runId}/answer`, {
+      id: asked.id,
+      answers: { [asked.payload.questions[0].id]: 'Incubator 2' },
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.body.pending[0].agentPath).toEqual(['ln2-web']);
+    expect(answered.body.pending[0].payload.questions.map((q: { header: string }) => q.header)).toEqual([
+      'Cell lines',
+      'Medium',
+    ]);
+    expect(toolNames(answered.body.messages)).toEqual([
+      'transfer_to_lab-desk',
+      'AskUserQuestion',
+      'read_incubator',
+      'transfer_to_ln2-web',
+      'query_inventory',
+      'AskUserQuestion',
+    ]);
+    const said = answered.body.messages.find(
+      (message: { role: string; content: string | null }) =>
+        message.role === 'assistant' && message.content?.startsWith('Incubator 2 reads'),
+    );
+    expect(said).toBeDefined();
+  });
+});

@@ -66,7 +66,7 @@ const SUBPATHS: Record<string, { entry: string; names: string[] }> = {
   './ai-sdk/client': { entry: 'ai-sdk-client', names: ['turnkitMetadataOf', 'turnkitSendAutomaticallyWhen'] },
   './ag-ui': {
     entry: 'ag-ui',
-    names: ['INTERRUPT_EXPIRED_EVENT', 'STATE_KEY', 'agUiHandler', 'agUiProtocol'],
+    names: ['ACTIVE_AGENT_EVENT', 'INTERRUPT_EXPIRED_EVENT', 'STATE_KEY', 'agUiHandler', 'agUiProtocol'],
   },
   './mcp': { entry: 'mcp', names: ['mapToolNames', 'mcpProtocol', 'mcpServer', 'mcpTools'] },
   './otel': { entry: 'otel', names: ['otelTelemetry'] },

@@ -15,6 +15,7 @@ export {
   StateError,
   TurnkitError,
 } from './errors.js';
+export { handoff } from './handoffs/index.js';
 export type { ResponseInput, RunTurnRequest } from './interpreter/index.js';
 export {
   type AgentTool,
@@ -101,9 +102,14 @@ export type {
   CompactFunction,
   FunctionTool,
   FunctionToolConfig,
+  Handoff,
+  HandoffEntry,
+  HandoffInput,
+  HandoffOptions,
   History,
   HistoryOptions,
   InDoubtPolicy,
+  InputFilter,
   Instructions,
   InstructionsContext,
   ParallelQuestionPolicy,

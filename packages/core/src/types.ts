@@ -288,6 +288,11 @@ export type AgentEvent = EventBase &
         /** `model` (the default summary), `drop`, or `custom` (the agent's `compact` function). */
         strategy: 'model' | 'drop' | 'custom';
       }
+    /**
+     * The run was handed from one agent to another (DESIGN §27): the next model call is `to`'s. The
+     * event's `agentPath` is the agent that handed it over.
+     */
+    | { type: 'handoff'; from: string; to: string }
   );
 
 /** The audit decision on an interaction (DESIGN §12). */
@@ -331,6 +336,11 @@ export interface TurnResultFields {
   /** The run's budget now (the agent's, the call's, plus every extension); absent without one. */
   budget?: BudgetLimits;
   error: { code: string; message: string } | null;
+  /**
+   * The name of the agent playing the run now (DESIGN §27): the root agent's, or after a handoff
+   * the agent it was handed to — the one that asked, when the run waits.
+   */
+  activeAgent: string;
 }
 
 /**

@@ -53,12 +53,13 @@ const FIRST_RELEASE = [
   'toolErrorResult',
 ];
 
-/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop, the inbox index and answer links (31), long runs (33), options that carry their code (27: `compaction`, `defineTelemetry`). */
+/** Added since: tools that ask (13, 14), the store contract and row layout (11, 19), background turns (21), stop, the inbox index and answer links (31), long runs (33), options that carry their code (27: `compaction`, `defineTelemetry`), handoffs (45). */
 const ADDED = [
   'compaction',
   'defineTelemetry',
   'DEFAULT_KEEP_RECENT',
   'estimateTokens',
+  'handoff',
   'SHELL_ASK_USAGE',
   'LinkError',
   'provideInput',

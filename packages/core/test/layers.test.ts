@@ -17,6 +17,7 @@ const RANK: Record<string, number> = {
   machine: 2,
   snapshot: 3,
   tools: 4,
+  handoffs: 4.5,
   interpreter: 5,
   sessions: 6,
   testing: 6,

@@ -279,6 +279,7 @@ describe('row layout 2: sessions', () => {
       'usage',
       'spend',
       'error',
+      'activeAgent',
       'version',
     ]);
     const lazy = await sessions.get(paused.runId);

@@ -13,13 +13,13 @@ import {
   defineAgent,
   type ModelAdapter,
 } from '@turnkit/core';
-import { ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
+import { labDesk, ThawPlan, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
 import { queryInventory, recordThaw } from './inventory.js';
+import { AGENT_NAME } from './names.js';
 import { createStorageAgent } from './storage.js';
 
-/** Stable across versions of the demo: snapshots name the agent, and a resume with another name is refused. */
-export const AGENT_NAME = 'ln2-inventory';
+export { AGENT_NAME } from './names.js';
 
 function instructions(lang: Lang): string {
   return [
@@ -29,6 +29,7 @@ function instructions(lang: Lang): string {
     'Record thaws with record_thaw; the user approves each call, and may edit or reject it: respect that. When several boxes hold the line, record_thaw asks the user which box itself.',
     'A question the user leaves unanswered times out: then do nothing irreversible and say what you did not do.',
     'To put new vials into the freezer, hand the user’s request to the storage agent and report what it says.',
+    'Questions about the CO2 incubators are the lab desk’s: hand the conversation over to it.',
     'Keep answers short and concrete (line, box, positions, vials left).',
     'Your final answer is a JSON thaw plan: summary (what you tell the user), thawed (each thaw recorded in this turn: cellLine, box, positions, vialsLeft; empty when none), medium (or null), followUps and nextSteps (lists, may be empty).',
     lang === 'zh-CN' ? 'Reply in Simplified Chinese.' : 'Reply in English.',
@@ -40,6 +41,8 @@ export interface AgentOptions {
   lang: Lang;
   model: ModelAdapter;
   storageModel: ModelAdapter;
+  /** The lab desk's model (DESIGN §27: the lead hands incubator questions to it, and it hands back). */
+  deskModel: ModelAdapter;
   /** How long the lead's questions wait for an answer; no limit when unset or 0. */
   questionTimeoutMs?: number;
   /** What one run may spend across its turns (DESIGN §20; default {@link DEFAULT_BUDGET}, null: none). */
@@ -56,7 +59,8 @@ export const DEFAULT_BUDGET: BudgetLimits = { steps: 30 };
 export function createAgent(options: AgentOptions): Agent<ThawPlanValue> {
   const storage = createStorageAgent({ lang: options.lang, model: options.storageModel });
   const timeoutMs = options.questionTimeoutMs ? { timeoutMs: options.questionTimeoutMs } : {};
-  return defineAgent({
+  const desk = labDesk({ model: options.deskModel, lead: () => lead });
+  const lead: Agent<ThawPlanValue> = defineAgent({
     name: AGENT_NAME,
     instructions: instructions(options.lang),
     model: options.model,
@@ -73,5 +77,7 @@ export function createAgent(options: AgentOptions): Agent<ThawPlanValue> {
     output: ThawPlan,
     maxSteps: 12,
     ...(options.budget === null ? {} : { budget: options.budget ?? DEFAULT_BUDGET }),
+    handoffs: [desk],
   });
+  return lead;
 }

@@ -6,9 +6,10 @@
  */
 import type { ChatMessage, ModelAdapter, ModelRequest, ToolCall } from '@turnkit/core';
 import { type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
-import { sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
+import { DESK_AGENT, isDeskRequest, sayOnly, type ThawPlanValue } from '@turnkit/demo-models';
 import type { Lang } from '../i18n.js';
 import { type InventoryMatch, initialFreezer } from './freezer.js';
+import { AGENT_NAME } from './names.js';
 import { type ScenarioText, scenarioText } from './text.js';
 
 /** The script never runs out: one step per model call, up to this many calls in a conversation. */
@@ -233,6 +234,14 @@ function decide(request: ModelRequest, lang: Lang): Step {
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');
   const turn = messages.slice(lastUser);
   const last = messages.at(-1);
+  // The incubators are the lab desk's (a handoff, DESIGN §27): it hands back what is the freezer's.
+  if (last?.role === 'user' && isDeskRequest(last.content)) {
+    const reason = 'A question about an incubator.';
+    return {
+      text: text.handingOver,
+      toolCalls: [{ name: `transfer_to_${DESK_AGENT}`, arguments: { reason } }],
+    };
+  }
   if (last?.role === 'user' && isStoreRequest(last.content)) {
     return { text: text.storing, toolCalls: [{ name: 'storage', arguments: { input: last.content } }] };
   }
@@ -252,6 +261,16 @@ function decide(request: ModelRequest, lang: Lang): Step {
       return afterThaw(text, last.content);
     case 'storage':
       return text.storageReport(last.content);
+    case `transfer_to_${DESK_AGENT}`:
+      return text.noAnswer;
+    // The lab desk handed the run back: the thaw the person asked for is this agent's.
+    case `transfer_to_${AGENT_NAME}`: {
+      const asked = turn[0]?.role === 'user' ? turn[0].content : '';
+      return {
+        text: text.checking,
+        toolCalls: [{ name: 'query_inventory', arguments: { cellLine: guessCellLine(asked) } }],
+      };
+    }
     default:
       return text.noAnswer;
   }

@@ -46,6 +46,8 @@ export interface ScenarioText {
   failed(message: string): string;
   storing: string;
   storageReport(output: string): string;
+  /** Handing an incubator question over to the lab desk (a handoff). */
+  handingOver: string;
 }
 
 const en: ScenarioText = {
@@ -89,6 +91,7 @@ const en: ScenarioText = {
   failed: (message) => `I could not record the thaw: ${message}`,
   storing: 'I will ask the storage agent to put them away.',
   storageReport: (output) => `The storage agent reports: ${output}`,
+  handingOver: 'The incubators are the lab desk’s: handing you over.',
 };
 
 const zhCN: ScenarioText = {
@@ -126,6 +129,7 @@ const zhCN: ScenarioText = {
   failed: (message) => `无法记录解冻：${message}`,
   storing: '我请存储 Agent 来入库。',
   storageReport: (output) => `存储 Agent 回复：${output}`,
+  handingOver: '培养箱归实验室前台管：为你转接。',
 };
 
 export function scenarioText(lang: Lang): ScenarioText {

@@ -9,7 +9,7 @@
 import { extend, type StoredInteraction } from '../machine/index.js';
 import { BUDGET_KEYS, mergeBudgets } from '../tools/index.js';
 import type { BudgetLimits, ModelResponse, Spend } from '../types.js';
-import { nowIso, type Run, send, stateOf } from './run.js';
+import { nowIso, type Run, rootOf, send, stateOf } from './run.js';
 
 const NOTHING_SPENT: Spend = Object.freeze({
   steps: 0,
@@ -34,7 +34,7 @@ export function spentOf(run: Run): Spend {
 /** The limits the run is held to now (agent's, call's over them, plus extensions); undefined without any. */
 export function limitsOf(run: Run): BudgetLimits | undefined {
   const top = topOf(run);
-  const merged = mergeBudgets(top.agent.budget, top.options.budget);
+  const merged = mergeBudgets(rootOf(top).budget, top.options.budget);
   const extended = top.state.context.extended;
   if (!merged) return undefined;
   const limits: BudgetLimits = { ...merged };
@@ -54,7 +54,9 @@ function addSpend(run: Run, change: Partial<Spend>): void {
 
 /** A model call's cost: from the agent's `pricing` (by adapter name, or its part after the last `:`), else the adapter's. */
 export function costOf(run: Run, response: ModelResponse | undefined): number {
-  const { pricing, model } = run.agent;
+  // After a handoff the model is the playing agent's, priced by it, else by the root (DESIGN §27).
+  const { model } = run.agent;
+  const pricing = run.agent.pricing ?? rootOf(run).pricing;
   const price = pricing?.[model.name] ?? pricing?.[model.name.slice(model.name.lastIndexOf(':') + 1)];
   const usage = response?.usage;
   if (price && usage) {

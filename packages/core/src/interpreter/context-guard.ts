@@ -7,7 +7,7 @@
  */
 import type { SuperJSONResult } from 'superjson';
 import { contextProblem, deserializeContext, serializeChecked } from '../snapshot/index.js';
-import type { Run } from './run.js';
+import { type Run, rootOf } from './run.js';
 
 /** One per top-level run; sub-agents share their parent's, as they share its context. */
 export interface ContextGuard {
@@ -51,7 +51,7 @@ export function contextGuardOf(run: Run): ContextGuard {
 }
 
 function contextGuard(run: Run): ContextGuard {
-  const serializer = run.agent.serializer;
+  const serializer = rootOf(run).serializer;
   let checkpoint: SuperJSONResult | null | undefined;
   let running = 0;
   return {

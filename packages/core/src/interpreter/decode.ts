@@ -5,6 +5,7 @@
  * `tool_changed` result (DESIGN §21, drift.ts) instead of refusing the whole resume.
  */
 import { SnapshotError } from '../errors.js';
+import { handoffIn, type ResolvedHandoff } from '../handoffs/index.js';
 import type { LoopContext } from '../machine/index.js';
 import {
   checkShape,
@@ -18,12 +19,13 @@ import type { AnyAgent } from '../tools/index.js';
 /**
  * Decodes a snapshot for `agent`: signature → format/version → migration → shape → compatibility.
  * Also returns the JSON text of its transcript, for the next snapshot to reuse (not after a
- * migration, which may have changed the messages).
+ * migration, which may have changed the messages), and — when the run was handed off (DESIGN §27)
+ * — the handoff the active agent plays under, found through the root's graph.
  */
 export function decodeFor(
   agent: AnyAgent,
   snapshot: string,
-): { decoded: DecodedSnapshot; transcript?: TranscriptText } {
+): { decoded: DecodedSnapshot; transcript?: TranscriptText; active?: ResolvedHandoff } {
   const opened = openEnvelope(snapshot, agent.snapshot);
   let envelope: unknown = opened.envelope;
   const written = (envelope as { agentVersion?: unknown }).agentVersion;
@@ -36,9 +38,23 @@ export function decodeFor(
       `This snapshot belongs to agent ${JSON.stringify(decoded.agent)}, not ${JSON.stringify(agent.name)}: resume it with the agent that wrote it.`,
     );
   }
-  checkPendingTools(agent, decoded.state.context);
+  const active = decoded.activeAgent ? activeHandoffIn(agent, decoded.activeAgent) : undefined;
+  checkPendingTools(active?.agent ?? agent, decoded.state.context);
   const transcript = migrated ? undefined : transcriptText(opened.text, decoded.state.context.messages);
-  return transcript ? { decoded, transcript } : { decoded };
+  return { decoded, ...(transcript ? { transcript } : {}), ...(active ? { active } : {}) };
+}
+
+/**
+ * The handoff a snapshot's active agent plays under (DESIGN §27): one the root no longer reaches
+ * is a `SNAPSHOT_INCOMPATIBLE` naming it.
+ */
+export function activeHandoffIn(root: AnyAgent, active: { name: string; from: string }): ResolvedHandoff {
+  const found = handoffIn(root, active);
+  if (found) return found;
+  throw new SnapshotError(
+    'SNAPSHOT_INCOMPATIBLE',
+    `This run is played by agent ${JSON.stringify(active.name)} (handed over by ${JSON.stringify(active.from)}), which agent ${root.name} no longer reaches through its handoffs: restore that handoff, or re-point activeAgent in the root's migrate (give the root a new version).`,
+  );
 }
 
 /**

@@ -15,7 +15,9 @@ export {
   estimateTokens,
   SUMMARY_PREFIX,
 } from './compaction.js';
+export { activeHandoffIn } from './decode.js';
 export { beginTurn } from './events.js';
+export { sendSettling } from './handoff-switch.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
 export { completedOutput } from './output.js';
@@ -36,8 +38,10 @@ export {
   newRun,
   newRunId,
   now,
+  playing,
   type Run,
   type RunAccess,
+  rootOf,
   send,
   stateOf,
   withStoreClock,

@@ -10,6 +10,7 @@ import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult 
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
 import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
+import { inputFilterError, modelMessages, sendSettling } from './handoff-switch.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, nowIso, type Run, send, stateOf, tracingOf } from './run.js';
@@ -75,7 +76,7 @@ async function instructionsFor(run: Run): Promise<string | { code: string; messa
 function modelRequest(run: Run, instructions: string): ModelRequest {
   const { agent, options } = run;
   const request: ModelRequest = {
-    messages: [{ role: 'system', content: instructions }, ...run.state.context.messages],
+    messages: [{ role: 'system', content: instructions }, ...modelMessages(run)],
     tools:
       options.interactive === false
         ? agent.toolSpecs.headless
@@ -117,7 +118,13 @@ async function callModel(run: Run): Promise<void> {
   const instructions = await instructionsFor(run);
   if (typeof instructions !== 'string') return send(run, { type: 'MODEL_FAILED', error: instructions });
   // Long runs (DESIGN §22): the oldest messages may be compacted before the request is sent.
-  let request = modelRequest(run, instructions);
+  let request: ModelRequest;
+  try {
+    request = modelRequest(run, instructions);
+  } catch (error) {
+    report(run, error);
+    return send(run, { type: 'MODEL_FAILED', error: inputFilterError(run) });
+  }
   const compact = run.agent.history?.[COMPACT] as Compactor | undefined;
   const compaction = compact ? await compact(run, request) : 'fits';
   if (compaction === 'aborted') return send(run, { type: 'ABORT' });
@@ -177,7 +184,7 @@ async function callModel(run: Run): Promise<void> {
 
 async function executeStep(run: Run): Promise<void> {
   const outcomes = await runStep(run, driveToRest);
-  send(run, { type: 'TOOLS_SETTLED', outcomes });
+  sendSettling(run, { type: 'TOOLS_SETTLED', outcomes });
   for (const outcome of outcomes) {
     if ('interaction' in outcome)
       emit(run, { type: 'interaction_requested', interaction: toPending(outcome.interaction) });
@@ -259,7 +266,7 @@ export function sendUserMessage(run: Run, messages: ChatMessage[]): void {
   const before = pendingInteractions(run.state.context);
   // Calls that may have run (sessions found them in doubt) are never told "dropped".
   const results = run.doubt?.superseded(run.state.context);
-  send(run, {
+  sendSettling(run, {
     type: 'USER_MESSAGE',
     messages,
     maxSteps: run.agent.maxSteps,

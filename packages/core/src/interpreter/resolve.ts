@@ -16,9 +16,10 @@ import { checkResponder } from './assignees.js';
 import { type ChildRuns, childState } from './child.js';
 import { decide, expiredResolution, type Responder, type ResponseInput, USER } from './decide.js';
 import { emit, emitResolved } from './events.js';
+import { sendSettling } from './handoff-switch.js';
 import { plainResponse } from './plain-response.js';
 import { notWaiting } from './result.js';
-import { isoTime, now, type Run, send, stateOf, tracingOf } from './run.js';
+import { isoTime, now, type Run, stateOf, tracingOf } from './run.js';
 
 export type { Responder, ResponseInput } from './decide.js';
 
@@ -236,7 +237,7 @@ export function applyResolutions(run: Run, prepared: PreparedResolution[]): void
       if (interaction) tracing!.keepSpan(run, interaction, records[0]!);
     }
   }
-  send(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
+  sendSettling(run, { type: 'RESPOND', resolutions, maxSteps: run.agent.maxSteps });
   for (const { records, result, child, approval, toolCallId } of resolutions) {
     if (child) continue;
     if (approval) {

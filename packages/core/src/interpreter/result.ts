@@ -97,6 +97,7 @@ export function resultOf<TOutput>(
     usage: run.usage,
     spend: spentOf(run),
     error: status === 'failed' ? context.error : null,
+    activeAgent: run.agent.name,
   };
   const budget = limitsOf(run);
   if (budget) result.budget = budget;

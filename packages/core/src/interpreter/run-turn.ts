@@ -6,6 +6,7 @@ import { assertSerializable } from '../snapshot/index.js';
 import type { Agent } from '../tools/index.js';
 import type { ChatMessage, TurnOptions, TurnResult } from '../types.js';
 import { beginTurn } from './events.js';
+import { sendSettling } from './handoff-switch.js';
 import { continueTurn, sendUserMessage } from './loop.js';
 import { notWaiting, resultOf } from './result.js';
 import { loadRun, newRun, newRunId, send, stateOf } from './run.js';
@@ -92,7 +93,7 @@ export async function runTurn<TOutput>(
     case 'maxSteps':
     case 'budgetExceeded':
       beginTurn(run, 'retry');
-      send(run, { type: 'RETRY', maxSteps: agent.maxSteps });
+      sendSettling(run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return continueTurn(run);
     case 'callingModel':
     case 'executingTools':

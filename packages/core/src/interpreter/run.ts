@@ -5,6 +5,7 @@
  */
 
 import { StateError, TurnkitError } from '../errors.js';
+import { playingAgent, playingRoot } from '../handoffs/index.js';
 import { TRACING } from '../keys.js';
 import {
   initialState,
@@ -35,6 +36,7 @@ import {
   checkBudget,
   checkModelSettings,
   checkTelemetry,
+  type InputFilter,
 } from '../tools/index.js';
 import type {
   AgentEvent,
@@ -49,7 +51,13 @@ import { decodeFor } from './decode.js';
 
 /** The working state of one call. */
 export interface Run {
+  /**
+   * The agent playing the run now ({@link playing}): the root, or after a handoff (DESIGN §27) the
+   * agent it was handed to, with its transfer tools. The root stays in `handoff.root`.
+   */
   agent: AnyAgent;
+  /** Set once the run was handed off: the root (its snapshot keys, serializer, budget, telemetry) and the handoff that made `agent` play. */
+  handoff?: { root: AnyAgent; from: string; inputFilter?: InputFilter };
   runId: string;
   agentPath: string[];
   /** Prefix of this agent's interaction ids: its name, or for a sub-agent its parent's prefix, name and call. */
@@ -184,7 +192,7 @@ export interface Fence {
 export function tracingOf(run: Run): Tracing | undefined {
   let top = run;
   while (top.parent) top = top.parent;
-  return (top.options.telemetry ?? top.agent.telemetry)?.[TRACING] as Tracing | undefined;
+  return (top.options.telemetry ?? rootOf(top).telemetry)?.[TRACING] as Tracing | undefined;
 }
 
 let randomPool: Uint8Array = new Uint8Array(0);
@@ -288,11 +296,24 @@ function checkOptions(options: TurnOptions): TurnOptions {
   return options;
 }
 
+/**
+ * The agent playing the run now (DESIGN §27): what the next model call and the step's tools, hooks,
+ * instructions, output schema and model settings are read from.
+ */
+export function playing(run: Run): AnyAgent {
+  return run.agent;
+}
+
+/** The agent the run was started with (and is resumed with): its snapshot keys, serializer, budget. */
+export function rootOf(run: Run): AnyAgent {
+  return run.handoff?.root ?? run.agent;
+}
+
 /** A run that has not started yet (state `idle`). */
 export function newRun(agent: AnyAgent, runId: string, context: unknown, options: TurnOptions): Run {
   checkOptions(options);
   return {
-    agent,
+    agent: playingRoot(agent),
     runId,
     agentPath: [agent.name],
     idPrefix: agent.name,
@@ -322,7 +343,7 @@ export function loadRun(
   access: RunAccess = 'owner',
 ): Run {
   checkOptions(options);
-  const { decoded, transcript } = decodeFor(agent, snapshot);
+  const { decoded, transcript, active } = decodeFor(agent, snapshot);
   const foreign =
     options.principal !== undefined &&
     decoded.principal !== undefined &&
@@ -333,11 +354,15 @@ export function loadRun(
       `No run with id ${JSON.stringify(decoded.runId)} is visible to this caller: start one, or use the caller that started it.`,
     );
   }
+  const played = active?.agent ?? agent;
   return {
-    agent,
+    agent: playingAgent(played),
+    ...(active
+      ? { handoff: activeHandoff(agent, decoded.activeAgent!.from, active.options.inputFilter) }
+      : {}),
     runId: decoded.runId,
-    agentPath: [agent.name],
-    idPrefix: agent.name,
+    agentPath: [played.name],
+    idPrefix: played.name,
     turn: decoded.turn,
     seq: decoded.seq,
     ...(decoded.row !== undefined ? { row: decoded.row } : {}),
@@ -353,6 +378,15 @@ export function loadRun(
     events: [],
     usage: emptyUsage(),
   };
+}
+
+/** The `handoff` of a run played by another agent than its root `root`, handed over by `from`. */
+export function activeHandoff(
+  root: AnyAgent,
+  from: string,
+  inputFilter: InputFilter | undefined,
+): NonNullable<Run['handoff']> {
+  return inputFilter ? { root, from, inputFilter } : { root, from };
 }
 
 /** Whether `principal` is an assignee of something the run waits on (a sub-agent's included). */
@@ -372,16 +406,17 @@ export function stateOf(run: Run): LoopStateName {
 
 /** Writes the run to a snapshot string (key order matters: the header comes first, see `readSnapshotHeader`). */
 export function encodeRun(run: Run): string {
-  return encodeSnapshot(decodedOf(run), run.agent.snapshot, run.transcript);
+  return encodeSnapshot(decodedOf(run), rootOf(run).snapshot, run.transcript);
 }
 
 /** The run as a decoded snapshot, stamped with the call's clock: what {@link encodeRun} writes. */
 export function decodedOf(run: Run): DecodedSnapshot {
+  const root = rootOf(run);
   return {
     format: 'turnkit.snapshot',
     version: SNAPSHOT_VERSION,
-    agent: run.agent.name,
-    agentVersion: run.agent.version,
+    agent: root.name,
+    agentVersion: root.version,
     runId: run.runId,
     turn: run.turn,
     seq: run.seq,
@@ -391,7 +426,8 @@ export function decodedOf(run: Run): DecodedSnapshot {
     ...(run.notified !== undefined ? { notified: run.notified } : {}),
     ...(run.usedLinks !== undefined ? { usedLinks: run.usedLinks } : {}),
     ...(run.forkedFrom !== undefined ? { forkedFrom: run.forkedFrom } : {}),
+    ...(run.handoff ? { activeAgent: { name: run.agent.name, from: run.handoff.from } } : {}),
     state: { value: stateOf(run), context: run.state.context },
-    context: serializeContext(run.context, run.agent.serializer),
+    context: serializeContext(run.context, root.serializer),
   };
 }

@@ -5,6 +5,7 @@
  * agent's parallel-question policy. Returns one outcome per call that
  * finished; calls interrupted by an abort get none and run again on retry.
  */
+import { HANDOFF_IGNORED, transferCalls } from '../handoffs/index.js';
 import {
   type CallResult,
   extend,
@@ -257,15 +258,25 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
   );
   const abort = abortRace(run.options.signal);
   const aborted = abort.promise;
-  const settled = await Promise.all(
-    runnable.map(async (stepCall) => {
-      const call = calls.get(stepCall.toolCallId);
-      if (!call) return { result: toolErrorResult('tool_error', 'The call is missing from the transcript.') };
-      const work = runCall(run, stepCall, call, notAlone && isQuestion(stepCall), drive);
-      const raced = aborted ? await Promise.race([work, aborted]) : await work;
-      return raced === ABORTED ? undefined : raced;
-    }),
-  ).finally(() => {
+  const start = async (stepCall: StepCall): Promise<CallOutcome> => {
+    const call = calls.get(stepCall.toolCallId);
+    if (!call) return { result: toolErrorResult('tool_error', 'The call is missing from the transcript.') };
+    const work = runCall(run, stepCall, call, notAlone && isQuestion(stepCall), drive);
+    const raced = aborted ? await Promise.race([work, aborted]) : await work;
+    return raced === ABORTED ? undefined : raced;
+  };
+  // Handoffs (DESIGN §27): the step's other calls run first, then its first transfer call; the rest are ignored.
+  const transfers = transferCalls(run.agent, step);
+  const works = runnable.map((stepCall) =>
+    transfers.ignored.has(stepCall.toolCallId)
+      ? Promise.resolve<CallOutcome>({ result: HANDOFF_IGNORED })
+      : stepCall.toolCallId === transfers.first
+        ? undefined
+        : start(stepCall),
+  );
+  const handoffAt = runnable.findIndex((stepCall) => stepCall.toolCallId === transfers.first);
+  if (handoffAt >= 0) works[handoffAt] = Promise.allSettled(works).then(() => start(runnable[handoffAt]!));
+  const settled = await Promise.all(works).finally(() => {
     abort.dispose();
     tracingOf(run)?.endOpenToolSpans(run);
   });

@@ -18,7 +18,7 @@ import {
 import type { InteractionSpanInfo, SpanOutcome, Telemetry, TelemetrySpan, TurnTracer } from '../types.js';
 import { limitsOf, spentOf } from './budget.js';
 import { statusOf } from './result.js';
-import { type Run, stateOf, type Tracing } from './run.js';
+import { type Run, rootOf, stateOf, type Tracing } from './run.js';
 
 /** Opens the span of a run's drive: the turn (top run) or the sub-agent's own (child run). */
 function openRunSpan(run: Run): void {
@@ -30,7 +30,7 @@ function openRunSpan(run: Run): void {
     });
     return;
   }
-  const telemetry = run.options.telemetry ?? run.agent.telemetry;
+  const telemetry = run.options.telemetry ?? rootOf(run).telemetry;
   if (!telemetry) return;
   run.span = telemetry.startTurn({
     runId: run.runId,

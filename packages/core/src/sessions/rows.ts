@@ -18,12 +18,14 @@
  */
 import { SnapshotError, StateError } from '../errors.js';
 import {
+  activeHandoffIn,
   completedOutput,
   decodedOf,
   loadRun,
   type Run,
   type RunAccess,
   resultOf,
+  rootOf,
   statusOf,
   toPending,
   withStoreClock,
@@ -153,7 +155,7 @@ export async function readRun(
  * older row: SNAPSHOT_TAMPERED. (Without a secret anyone can write any snapshot, so nothing is proved.)
  */
 function checkRow(run: Run, version: number): Run {
-  if (run.agent.snapshot?.secret && run.row !== undefined && run.row < version) {
+  if (rootOf(run).snapshot?.secret && run.row !== undefined && run.row < version) {
     throw new SnapshotError(
       'SNAPSHOT_TAMPERED',
       `Run ${run.runId}: the stored snapshot was written as row version ${run.row}, but the store holds it as version ${version}, so an older row was put back in place of the latest. Restore the run's latest row, or delete the run.`,
@@ -198,6 +200,7 @@ export async function readHead(
     runId?: unknown;
     seq?: unknown;
     principal?: unknown;
+    activeAgent?: { name: string; from: string };
     state?: { value?: unknown; context?: unknown };
   };
   try {
@@ -230,7 +233,9 @@ export async function readHead(
   const status: TurnStatus | 'running' = CLAIMED.has(value) ? 'running' : statusOf(value);
   const pending: PendingInteraction[] =
     status === 'needs_input' ? pendingInteractions(context).map(toPending) : [];
-  const shell = { runId, agent, state: { value, context } } as unknown as Run;
+  // A completed run's answer is parsed with the output schema of the agent that gave it (DESIGN §27).
+  const played = envelope.activeAgent ? activeHandoffIn(agent, envelope.activeAgent).agent : agent;
+  const shell = { runId, agent: played, state: { value, context } } as unknown as Run;
   return {
     runId,
     status: status as TurnStatus,
@@ -274,7 +279,7 @@ export async function writeRun(
   const opts: PutOptions = { ...given, pending: pendingEntries(run) };
   const decoded = stamped(run, opts);
   if (hasParts(store)) {
-    const encoded = encodeParts(decoded, run.agent.snapshot, logs);
+    const encoded = encodeParts(decoded, rootOf(run).snapshot, logs);
     if (encoded) {
       const { version, now } = await store.putParts(run.runId, encoded.write, opts);
       return {
@@ -285,7 +290,7 @@ export async function writeRun(
       };
     }
   }
-  const snapshot = encodeSnapshot(decoded, run.agent.snapshot, run.transcript);
+  const snapshot = encodeSnapshot(decoded, rootOf(run).snapshot, run.transcript);
   const { version, now } = await store.put(run.runId, snapshot, opts);
   return { version, ...(now !== undefined ? { now } : {}), snapshot: () => snapshot };
 }
@@ -297,7 +302,7 @@ export async function writeRun(
 export async function readTranscript(store: SnapshotStore, run: Run): Promise<ChatMessage[]> {
   const window = run.state.context.window;
   const row = hasParts(store) ? await store.getParts(run.runId) : null;
-  const secret = run.agent.snapshot?.secret;
+  const secret = rootOf(run).snapshot?.secret;
   if (row && 'head' in row) {
     // A signed run's log before the window is checked against the head's MAC chain.
     return fullTranscript(row, secret ? { secret, from: window?.from ?? 0 } : undefined).messages;

@@ -22,6 +22,7 @@ import {
   responseFields,
   resultOf,
   send,
+  sendSettling,
   sendUserMessage,
   stateOf,
   toMessages,
@@ -224,7 +225,7 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       beginTurn(loaded.run, 'retry');
       // A call started with no result may or may not have run: its tool's onInDoubt decides (DESIGN §21).
       markInDoubt(loaded.run);
-      send(loaded.run, { type: 'RETRY', maxSteps: agent.maxSteps });
+      sendSettling(loaded.run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
     async expire(runId, options = {}) {

@@ -46,6 +46,11 @@ export interface DecodedSnapshot {
   usedLinks?: string[];
   /** For a fork (DESIGN §21): the run and stored version it was started from. */
   forkedFrom?: { runId: string; version: number };
+  /**
+   * Handoffs (DESIGN §27): the agent playing the run, when it is not the root, and the agent whose
+   * handoff made it play (its `inputFilter` applies). Absent: the root plays. A `migrate` may re-point it.
+   */
+  activeAgent?: { name: string; from: string };
   /** The machine's persisted state: its state name and context (transcript, current step…). */
   state: { value: LoopStateName; context: LoopContext };
   /** The application context, serialized by superjson; null when there is none. */
@@ -183,6 +188,7 @@ export function checkShape(envelope: unknown): DecodedSnapshot {
     ...(checked.notified !== undefined ? { notified: checked.notified } : {}),
     ...(checked.usedLinks !== undefined ? { usedLinks: checked.usedLinks } : {}),
     ...(checked.forkedFrom !== undefined ? { forkedFrom: checked.forkedFrom } : {}),
+    ...(checked.activeAgent !== undefined ? { activeAgent: checked.activeAgent } : {}),
     state: { value: state.value, context: state.context },
     context: checked.context,
   };

@@ -211,6 +211,7 @@ const envelopeCheck: Check = object({
   notified: optional(arrayOf(string)),
   usedLinks: optional(arrayOf(string)),
   forkedFrom: optional(object({ runId: string, version: count(1) })),
+  activeAgent: optional(object({ name: string, from: string })),
   state: childState,
   // Version 1 sessions kept a `lease` here; leases now live beside the snapshot in the store.
   context: nullable(superjson),

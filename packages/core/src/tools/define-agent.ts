@@ -110,6 +110,13 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   if (config.telemetry !== undefined) checkTelemetry(`Agent ${config.name}`, config.telemetry);
   if (config.pricing !== undefined) checkPricing(`Agent ${config.name}`, config.pricing);
   if (config.history !== undefined) checkHistory(`Agent ${config.name}`, config.history);
+  const { handoffs } = config;
+  if (handoffs !== undefined && typeof handoffs !== 'function' && !Array.isArray(handoffs)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${config.name}: handoffs must be a list of agents and handoff(agent, options), or a function returning one.`,
+    );
+  }
   const responseFormat = responseFormatOf(config);
   const tools = [...(config.tools ?? [])];
   // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this

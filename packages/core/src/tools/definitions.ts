@@ -10,6 +10,7 @@ import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
 import type {
   ApprovalRecord,
   BudgetLimits,
+  ChatMessage,
   ModelAdapter,
   ModelPrice,
   ModelSettings,
@@ -290,6 +291,43 @@ export interface SubagentBinding {
   questions: SubagentQuestionPolicy;
 }
 
+/** What a handoff's model is sent instead of the whole transcript (DESIGN §27); the stored transcript stays whole. */
+export type InputFilter = (messages: ChatMessage[]) => ChatMessage[];
+
+/** What the model writes when it calls a `transfer_to_<name>` tool. */
+export interface HandoffInput {
+  /** Why the run is handed over (kept in the transcript, for the agent that takes over). */
+  reason?: string | undefined;
+}
+
+/** Options of `handoff(agent, options)` (DESIGN §27). */
+export interface HandoffOptions {
+  /** The tool name the model sees; default `transfer_to_<name>` (the agent's name, other characters as `_`). */
+  toolName?: string | undefined;
+  /** What the model reads about the tool; default: hand the conversation to that agent. */
+  description?: string | undefined;
+  /**
+   * Trims what the handed-to agent's model is sent, on every one of its calls from the switch on
+   * (e.g. drop the tool calls of the agent before it). The transcript stored and returned stays whole.
+   */
+  inputFilter?: InputFilter | undefined;
+  /**
+   * Pause for a person before the switch, as a tool approval does: `true` (anyone who sees the run),
+   * or who may decide and how many must approve. A rejection leaves the run where it is.
+   */
+  approval?: boolean | ApprovalPolicy<HandoffInput> | undefined;
+}
+
+/** A handoff made by `handoff(agent, options)`: the agent a run may be handed to, and how. */
+export interface Handoff {
+  readonly kind: 'handoff';
+  readonly agent: AnyAgent;
+  readonly options: HandoffOptions;
+}
+
+/** An entry of `defineAgent({ handoffs })`: an agent (default options) or a `handoff(agent, options)`. */
+export type HandoffEntry = AnyAgent | Handoff;
+
 /** Any tool an agent can hold. Sub-agent tools (`agentTool`) are function tools too. */
 export type Tool = AnyFunctionTool | QuestionTool;
 
@@ -408,6 +446,14 @@ export interface AgentConfig<TOutput = string> {
    * counts (a sub-agent's asks are the root run's). `runTurn` alone stores nothing and never calls it.
    */
   onInteraction?: OnInteraction;
+  /**
+   * Agents this one may hand the run to (DESIGN §27): its model gets one `transfer_to_<name>` tool
+   * per entry, and when it calls one, the rest of the run is played by that agent (its
+   * instructions, model, tools, hooks, output schema and settings) on the same transcript. A
+   * function returning the list is read when first needed, so two agents can name each other.
+   * Only the run's root and the agents it hands to hand off; a sub-agent (agent tool) does not.
+   */
+  handoffs?: readonly HandoffEntry[] | (() => readonly HandoffEntry[]) | undefined;
 }
 
 /** An agent made by {@link defineAgent}; `TOutput` is the type of its completed `TurnResult.output`. */

@@ -81,5 +81,12 @@ export type AgUiEvent =
 /** The name of the `CUSTOM` event sent when an answer came after its interaction expired. */
 export const INTERRUPT_EXPIRED_EVENT = 'turnkit.interrupt_expired';
 
+/**
+ * The name of the `CUSTOM` event that says which agent plays the run (DESIGN §27): `{ agent, from }`
+ * at each handoff, as it happens, and `{ agent }` just before the end of a run that an agent other
+ * than the root plays (a run without handoffs sends none).
+ */
+export const ACTIVE_AGENT_EVENT = 'turnkit.active_agent';
+
 /** The key of the snapshot in the AG-UI `state` (client-held mode). */
 export const STATE_KEY = 'turnkit';

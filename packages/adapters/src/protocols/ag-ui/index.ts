@@ -12,7 +12,7 @@ export type {
   AgUiToolCall,
   AgUiUsage,
 } from './events.js';
-export { INTERRUPT_EXPIRED_EVENT, STATE_KEY } from './events.js';
+export { ACTIVE_AGENT_EVENT, INTERRUPT_EXPIRED_EVENT, STATE_KEY } from './events.js';
 export { agUiHandler } from './handler.js';
 export { agUiProtocol } from './mount.js';
 export type { AgUiHandlerOptions } from './options.js';

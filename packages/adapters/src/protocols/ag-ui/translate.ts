@@ -7,10 +7,18 @@
  * transcript, ids stable across runs), `STATE_SNAPSHOT` in client-held mode, and one
  * `RUN_FINISHED` or `RUN_ERROR`: completed → success with the output as `result`; paused →
  * `interrupt`; aborted → `cancelled`; failed or out of steps → `RUN_ERROR` with the code. A
- * sub-agent's own text is not streamed: it is not part of the parent's transcript.
+ * sub-agent's own text is not streamed: it is not part of the parent's transcript. Which agent
+ * plays (DESIGN §27) is a `CUSTOM` `turnkit.active_agent` event at each handoff, and before the
+ * end of a run its root does not play.
  */
 import type { AgentEvent, AnyAgent, ChatMessage, TurnResult } from '@turnkit/core';
-import { type AgUiEvent, type AgUiMessage, type AgUiUsage, INTERRUPT_EXPIRED_EVENT } from './events.js';
+import {
+  ACTIVE_AGENT_EVENT,
+  type AgUiEvent,
+  type AgUiMessage,
+  type AgUiUsage,
+  INTERRUPT_EXPIRED_EVENT,
+} from './events.js';
 import { toInterrupt } from './interrupts.js';
 import { type ConversationMessage, messageIds, toAgUiMessage } from './messages.js';
 
@@ -157,6 +165,9 @@ export function createTranslator(options: TranslatorOptions): Translator {
           const value = { interruptId: event.interactionId, resolution: event.resolution };
           write({ type: 'CUSTOM', name: INTERRUPT_EXPIRED_EVENT, value });
         }
+      } else if (event.type === 'handoff') {
+        closeText();
+        write({ type: 'CUSTOM', name: ACTIVE_AGENT_EVENT, value: { agent: event.to, from: event.from } });
       } else if (event.agentPath.length === 1 && event.type === 'model_delta' && event.text !== '') {
         if (streaming === null) {
           streaming = ids.fresh(next);
@@ -184,6 +195,10 @@ export function createTranslator(options: TranslatorOptions): Translator {
         write({ type: 'MESSAGES_SNAPSHOT', messages });
       }
       if (how.state) write({ type: 'STATE_SNAPSHOT', snapshot: how.state });
+      // A run played by another agent than its root says so before it ends (runs without handoffs keep their events).
+      if (result.activeAgent !== how.agent.name) {
+        write({ type: 'CUSTOM', name: ACTIVE_AGENT_EVENT, value: { agent: result.activeAgent } });
+      }
       write(ending(result, how.agent, run));
     },
     fail(code, message) {

@@ -22,6 +22,7 @@ export type UIMessageChunk =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
+  | { type: 'message-metadata'; messageMetadata: unknown }
   | { type: 'finish'; finishReason?: UIFinishReason; messageMetadata?: unknown }
   | { type: 'error'; errorText: string };
 

@@ -39,6 +39,11 @@ export interface TurnkitMetadata {
   pending: TurnkitPendingPart[];
   /** Client-held mode only: the signed (or encrypted) snapshot the next request sends back. */
   snapshot?: string;
+  /**
+   * The agent playing the run after the turn (DESIGN §27): the root's name, or the agent a handoff
+   * moved the run to. During the stream, a `message-metadata` chunk carries it at each handoff.
+   */
+  activeAgent?: string;
 }
 
 /** The metadata TurnKit puts on assistant messages: `{ turnkit: TurnkitMetadata }`. */

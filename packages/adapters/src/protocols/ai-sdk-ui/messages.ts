@@ -85,7 +85,10 @@ function boundaries(messages: readonly ChatMessage[]): number[] {
  * `AskUserQuestion`); `withSnapshot` puts the snapshot in the last assistant message's metadata.
  */
 export function toUIMessages(
-  result: Pick<TurnResult<unknown>, 'runId' | 'status' | 'messages' | 'pending'> & { snapshot?: string },
+  result: Pick<TurnResult<unknown>, 'runId' | 'status' | 'messages' | 'pending'> & {
+    snapshot?: string;
+    activeAgent?: string;
+  },
   options: { agent?: AnyAgent; withSnapshot?: boolean } = {},
 ): UIMessage[] {
   const { messages } = result;

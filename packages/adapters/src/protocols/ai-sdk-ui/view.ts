@@ -211,7 +211,10 @@ export function assistantView(
 
 /** The finish metadata of a run: its status and what it waits for (and its snapshot, client-held). */
 export function turnkitMetadata(
-  result: Pick<TurnResult<unknown>, 'runId' | 'status' | 'pending'> & { snapshot?: string },
+  result: Pick<TurnResult<unknown>, 'runId' | 'status' | 'pending'> & {
+    snapshot?: string;
+    activeAgent?: string;
+  },
   agent: AnyAgent | undefined,
   withSnapshot: boolean,
 ): TurnkitMetadata {
@@ -221,5 +224,6 @@ export function turnkitMetadata(
     status: result.status,
     pending: result.pending.map((interaction) => pendingPart(interaction, questionTools)),
     ...(withSnapshot && result.snapshot !== undefined ? { snapshot: result.snapshot } : {}),
+    ...(result.activeAgent !== undefined ? { activeAgent: result.activeAgent } : {}),
   };
 }

@@ -9,7 +9,8 @@
  * request, answered idempotently) thereby gets the steps it missed too.
  *
  * Sub-agents' own text and tools are not shown (the parent's tool part stands for the child); what
- * they ask is (a synthetic part). An answer that came after its interaction expired turns its part
+ * they ask is (a synthetic part). A handoff (DESIGN §27) is a `message-metadata` chunk naming the
+ * agent that speaks from then on; `finish` names the one playing at the end. An answer that came after its interaction expired turns its part
  * into an `output-error` saying so: the run went on without it.
  */
 import type { AgentEvent, AnyAgent, TurnResult } from '@turnkit/core';
@@ -95,6 +96,10 @@ export class TurnChunkWriter {
     if (event.type === 'interaction_resolved') this.resolutions.push(event);
     if (event.agentPath.length !== 1) return;
     switch (event.type) {
+      // Who speaks from here on (DESIGN §27): the client merges it into the message's metadata.
+      case 'handoff':
+        this.push({ type: 'message-metadata', messageMetadata: { turnkit: { activeAgent: event.to } } });
+        break;
       case 'model_started':
         this.closeText();
         this.finishStep();

@@ -1,0 +1,148 @@
+/**
+ * `handoff(agent, options)` and the list an agent's `handoffs` comes to (DESIGN §27): each entry
+ * checked and given its tool name once, when the list is first needed — a function is called then,
+ * so two agents can name each other.
+ */
+import { TurnkitError } from '../errors.js';
+import { type AnyAgent, checkApprovalPolicy, type Handoff, type HandoffOptions } from '../tools/index.js';
+
+/** A handoff as the loop uses it: its agent, its tool's name and description, its options. */
+export interface ResolvedHandoff {
+  readonly agent: AnyAgent;
+  readonly toolName: string;
+  readonly description: string;
+  readonly options: HandoffOptions;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Lets an agent hand the run to `agent`, with options: the tool's name and description, an
+ * `inputFilter` for what the handed-to agent's model is sent, an `approval` before the switch.
+ * List it in `defineAgent({ handoffs })` (a plain agent there means default options).
+ *
+ * @example
+ * const triage = defineAgent({
+ *   name: 'triage',
+ *   instructions: 'Route the user to the right desk.',
+ *   model: scriptedModel(['Hello!']),
+ *   handoffs: () => [
+ *     handoff(billing, {
+ *       description: 'Invoices, refunds and payment questions.',
+ *       inputFilter: (messages) => messages.filter((message) => message.role !== 'tool'),
+ *       approval: true,
+ *     }),
+ *   ],
+ * });
+ */
+export function handoff(agent: AnyAgent, options: HandoffOptions = {}): Handoff {
+  if (!isAgent(agent)) {
+    throw new TurnkitError('CONFIG_INVALID', 'handoff(agent, options) takes an agent made by defineAgent.');
+  }
+  checkOptions(`handoff(${agent.name})`, options);
+  return Object.freeze({ kind: 'handoff', agent, options: { ...options } });
+}
+
+/** An agent made by `defineAgent` (it has a tool index), as far as a handoff needs one. */
+function isAgent(value: unknown): value is AnyAgent {
+  return typeof value === 'object' && value !== null && (value as AnyAgent).toolIndex instanceof Map;
+}
+
+function checkOptions(owner: string, options: HandoffOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `${owner}: options must be an object { toolName?, description?, inputFilter?, approval? }.`,
+    );
+  }
+  const { toolName, description, inputFilter, approval } = options;
+  if (toolName !== undefined && (typeof toolName !== 'string' || !TOOL_NAME.test(toolName))) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `${owner}: toolName ${JSON.stringify(toolName)} is not allowed: use 1 to 64 letters, digits, '_' or '-'.`,
+    );
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    throw new TurnkitError('CONFIG_INVALID', `${owner}: description must be a string.`);
+  }
+  if (inputFilter !== undefined && typeof inputFilter !== 'function') {
+    throw new TurnkitError('CONFIG_INVALID', `${owner}: inputFilter must be a function of the messages.`);
+  }
+  if (approval !== undefined && typeof approval !== 'boolean') checkApprovalPolicy(owner, approval);
+}
+
+/** `transfer_to_<name>`, the name's other characters as `_`, cut to the 64 characters a tool name may have. */
+export function transferToolName(agentName: string): string {
+  return `transfer_to_${agentName.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
+}
+
+const resolved = new WeakMap<AnyAgent, readonly ResolvedHandoff[]>();
+
+/**
+ * The handoffs of `agent`, checked, each with its tool name; read once (a function is called the
+ * first time) and kept. `CONFIG_INVALID` for an entry that is neither an agent nor a handoff, a
+ * handoff to the agent itself, or two handoffs (or a handoff and a tool) under one tool name.
+ */
+export function handoffsOf(agent: AnyAgent): readonly ResolvedHandoff[] {
+  const known = resolved.get(agent);
+  if (known) return known;
+  const { handoffs } = agent;
+  let entries: unknown = handoffs ?? [];
+  if (typeof handoffs === 'function') {
+    try {
+      entries = handoffs();
+    } catch (error) {
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        `Agent ${agent.name}: its handoffs function failed (${(error as Error)?.message ?? String(error)}).`,
+        { cause: error },
+      );
+    }
+  }
+  if (!Array.isArray(entries)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${agent.name}: handoffs must be a list of agents and handoff(agent, options), or a function returning one.`,
+    );
+  }
+  const list = entries.map((entry: unknown, index) => resolveEntry(agent, entry, index));
+  const names = new Set(agent.toolIndex.keys());
+  for (const { toolName } of list) {
+    if (names.has(toolName)) {
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        `Agent ${agent.name} has two tools named ${toolName} (a handoff's and another): give the handoff its own toolName.`,
+      );
+    }
+    names.add(toolName);
+  }
+  const frozen = Object.freeze(list);
+  resolved.set(agent, frozen);
+  return frozen;
+}
+
+function resolveEntry(owner: AnyAgent, entry: unknown, index: number): ResolvedHandoff {
+  const made = entry as Partial<Handoff> | undefined;
+  const target = made?.kind === 'handoff' ? made.agent : entry;
+  if (!isAgent(target)) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${owner.name}: handoffs[${index}] is neither an agent (defineAgent) nor handoff(agent, options); with agents that name each other, return the list from a function.`,
+    );
+  }
+  if (target === owner) {
+    throw new TurnkitError(
+      'CONFIG_INVALID',
+      `Agent ${owner.name}: handoffs[${index}] hands the run to itself.`,
+    );
+  }
+  const options = made?.kind === 'handoff' ? (made.options ?? {}) : {};
+  return {
+    agent: target,
+    toolName: options.toolName ?? transferToolName(target.name),
+    description:
+      options.description ??
+      `Hand the conversation over to agent ${target.name}: it answers the user from here on. Call it alone, when ${target.name} is the right one to go on.`,
+    options,
+  };
+}
