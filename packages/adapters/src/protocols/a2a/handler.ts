@@ -6,6 +6,7 @@
  * Push notifications, task lists and the extended card are not offered (the card says so).
  */
 import type {
+  AgentCard,
   CancelTaskRequest,
   GetTaskRequest,
   Message,
@@ -74,7 +75,7 @@ function messageOf(params: SendMessageRequest): Message {
 }
 
 /** The handler of one agent, over `sessions`. */
-export function turnkitRequestHandler(sessions: Sessions<unknown>): A2ARequestHandler {
+export function turnkitRequestHandler(sessions: Sessions<unknown>, card: () => AgentCard): A2ARequestHandler {
   /** Runs `body`, turning any failure into A2A's error (server faults reported). */
   async function guarded<T>(context: ServerCallContext, body: () => Promise<T>): Promise<T> {
     try {
@@ -84,29 +85,36 @@ export function turnkitRequestHandler(sessions: Sessions<unknown>): A2ARequestHa
     }
   }
 
-  /** Plays what the message asks of its task: a new run, or the answers to a paused one. */
-  async function play(
+  /**
+   * Checks what the message asks of its task — a new run, or the answers to a paused one — and
+   * returns the turn that does it, so a stream opens only on a request that can be played.
+   */
+  async function prepare(
     message: Message,
     call: CallInfo,
     runId: string | undefined,
-    onEvent?: (event: AgentEvent) => void,
-  ): Promise<TurnResult<unknown>> {
+  ): Promise<(onEvent?: (event: AgentEvent) => void) => Promise<TurnResult<unknown>>> {
     const options = call.turnOptions();
-    if (onEvent) {
+    const withEvents = (onEvent?: (event: AgentEvent) => void) => {
+      if (!onEvent) return options;
       const hub = options.onEvent;
-      options.onEvent = (event) => {
-        hub(event);
-        onEvent(event);
+      return {
+        ...options,
+        onEvent: (event: AgentEvent) => {
+          hub(event);
+          onEvent(event);
+        },
       };
-    }
+    };
     if (!message.taskId) {
+      const input = inputOf(message);
       const context = await call.context();
       const start = {
-        input: inputOf(message),
+        input,
         ...(runId ? { runId } : {}),
         ...(context === undefined ? {} : { context }),
       };
-      return settle(call, await sessions.start(start, forNewRun(options)));
+      return async (onEvent) => settle(call, await sessions.start(start, forNewRun(withEvents(onEvent))));
     }
     const id = taskId(message.taskId);
     const current = await sessions.get(id, options);
@@ -121,7 +129,7 @@ export function turnkitRequestHandler(sessions: Sessions<unknown>): A2ARequestHa
       );
     }
     const responses = responsesFrom(message, current.pending);
-    return settle(call, await sessions.respond(id, responses, options));
+    return async (onEvent) => settle(call, await sessions.respond(id, responses, withEvents(onEvent)));
   }
 
   function settle(call: CallInfo, run: TurnResult<unknown>): TurnResult<unknown> {
@@ -141,24 +149,23 @@ export function turnkitRequestHandler(sessions: Sessions<unknown>): A2ARequestHa
   }
 
   return {
-    // The card is served by the mount (it holds the request's URL); the SDK's JSON-RPC handlers never ask here.
-    getAgentCard: async () => {
-      throw new UnsupportedOperationError('The agent card is served at /.well-known/agent-card.json.');
-    },
+    // The card served to callers is the mount's (it holds the request's URL); the SDK's 0.3 handler asks here for its capabilities.
+    getAgentCard: async () => card(),
     getAuthenticatedExtendedAgentCard: async () => {
       throw new ExtendedAgentCardNotConfiguredError('This agent has no extended card.');
     },
     sendMessage: (params, context) =>
       guarded(context, async () => {
-        const run = await play(messageOf(params), callOf(context), undefined);
-        return toTask(run, params.configuration?.historyLength);
+        const play = await prepare(messageOf(params), callOf(context), undefined);
+        return toTask(await play(), params.configuration?.historyLength);
       }),
     async *sendMessageStream(params, context): AsyncGenerator<StreamResponse, void, undefined> {
       const call = callOf(context);
       try {
         const message = messageOf(params);
         const runId = message.taskId ? taskId(message.taskId) : crypto.randomUUID();
-        yield* playStream(runId, workingTask(runId), (onEvent) => play(message, call, runId, onEvent));
+        const play = await prepare(message, call, runId);
+        yield* playStream(runId, workingTask(runId), play);
       } catch (error) {
         throw a2aError(error, call.report);
       }

@@ -68,7 +68,10 @@ function sse(first: RpcResponse, rest: AsyncIterator<RpcResponse>, failure: (err
 
 /** The server of `sessions`' agent, whose card `card(request)` describes. */
 export function a2aServer(sessions: Sessions<unknown>, card: (request: Request) => AgentCard): A2aServer {
-  const handler: A2ARequestHandler = turnkitRequestHandler(sessions);
+  // The card without a request (its URL a placeholder unless configured): only its capabilities are read there.
+  const handler: A2ARequestHandler = turnkitRequestHandler(sessions, () =>
+    card(new Request('http://turnkit.invalid/')),
+  );
   const v1 = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);
 
