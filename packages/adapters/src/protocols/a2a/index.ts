@@ -7,4 +7,5 @@
 export type { A2aCardOptions, A2aSkill } from './card.js';
 export { A2A_VERSIONS } from './card.js';
 export { type A2aProtocolOptions, AGENT_CARD_PATH, a2aProtocol } from './mount.js';
-export { PENDING_KEY } from './wire.js';
+export { type A2aAgentToolOptions, a2aAgentTool } from './tool.js';
+export { A2aRemoteError, PENDING_KEY } from './wire.js';
