@@ -1,0 +1,79 @@
+/**
+ * A TurnKit agent calling another TurnKit agent over A2A (DESIGN §29): the inner agent is served by
+ * `createHandler` with `a2aProtocol()`, the outer one calls it through `a2aAgentTool()`. Both pause;
+ * the person answers the outer run (from another process: a fresh agent over the same store) and
+ * the answer reaches the inner run, whose approval then pauses the outer one in turn.
+ */
+import { createSessions, defineAgent, memoryStore } from '@turnkit/core';
+import { scriptedModel } from '@turnkit/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { a2aAgentTool } from '../src/protocols/a2a/index.js';
+import { closeServers, serveA2a } from './helpers/a2a-fixtures.js';
+import { inventoryAgent, lastToolResult } from './http-fixtures.js';
+
+afterEach(closeServers);
+
+function assistant(url: string, calls: string[]) {
+  const inventory = a2aAgentTool({ url, name: 'inventory', description: 'Manages the LN2 freezer.' });
+  return defineAgent({
+    name: 'assistant',
+    instructions: 'You help in the lab.',
+    model: scriptedModel([
+      () => {
+        calls.push('model');
+        return {
+          toolCalls: [{ name: 'inventory', arguments: { message: 'Thaw one vial, ask me which line.' } }],
+        };
+      },
+      (request) => `Inventory says: ${lastToolResult(request)}`,
+    ]),
+    tools: [inventory],
+  });
+}
+
+describe('TurnKit calling TurnKit over A2A', () => {
+  it('pauses both runs, routes the question and the approval down, and thaws once', async () => {
+    const thawed: string[][] = [];
+    const innerStore = memoryStore();
+    const innerRuns: string[] = [];
+    const url = await serveA2a({
+      agent: inventoryAgent({ thawed }),
+      store: innerStore,
+      onEvent: (event) => innerRuns.push(event.runId),
+    });
+    const outerStore = memoryStore();
+    const calls: string[] = [];
+    const outer = () => createSessions({ agent: assistant(url, calls), store: outerStore });
+
+    const asked = await outer().start('Thaw a vial for me');
+    expect(asked.status).toBe('needs_input');
+    // The inner agent's own question, options and all, is the outer run's question.
+    expect(asked.pendingQuestion).toMatchObject({ kind: 'question', toolName: 'inventory' });
+    const [question] = (
+      asked.pendingQuestion!.payload as { questions: { header: string; options: { label: string }[] }[] }
+    ).questions;
+    expect(question!.header).toBe('Cell lines');
+    expect(question!.options.map((option) => option.label)).toEqual(['K562', 'HeLa', 'HEK293T']);
+
+    const approval = await outer().answer(asked.runId, { answers: { 'Cell lines': ['HeLa'] } });
+    expect(approval.status).toBe('needs_input');
+    expect(approval.pendingQuestion).toMatchObject({ kind: 'approval', toolName: 'inventory' });
+    expect(JSON.stringify(approval.pendingQuestion!.payload)).toContain('thaw_vials');
+    expect(thawed).toEqual([]);
+
+    const done = await outer().approve(asked.runId, { rationale: 'Go ahead.' });
+    expect(done.status).toBe('completed');
+    expect(done.output).toBe('Inventory says: Done: {"thawed":["K562"],"count":1}');
+    expect(thawed).toEqual([['K562']]);
+    expect(calls).toEqual(['model']);
+
+    // The inner run got the person's answer to its own question, once.
+    const [innerRunId] = new Set(innerRuns);
+    const inner = await createSessions({ agent: inventoryAgent(), store: innerStore }).get(innerRunId!);
+    const results = inner.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.content);
+    expect(results[0]).toBe('{"answers":{"Cell lines":"HeLa"}}');
+    expect(new Set(innerRuns).size).toBe(1);
+  });
+});
