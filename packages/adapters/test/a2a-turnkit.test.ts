@@ -4,7 +4,7 @@
  * the person answers the outer run (from another process: a fresh agent over the same store) and
  * the answer reaches the inner run, whose approval then pauses the outer one in turn.
  */
-import { createSessions, defineAgent, memoryStore } from '@turnkit/core';
+import { askUserQuestion, createSessions, defineAgent, memoryStore } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { a2aAgentTool } from '../src/protocols/a2a/index.js';
@@ -75,5 +75,32 @@ describe('TurnKit calling TurnKit over A2A', () => {
       .map((message) => message.content);
     expect(results[0]).toBe('{"answers":{"Cell lines":"HeLa"}}');
     expect(new Set(innerRuns).size).toBe(1);
+  });
+
+  it('asks a remote question whose options have no description (plain labels), and the label reaches it', async () => {
+    const inner = defineAgent({
+      name: 'lines',
+      instructions: 'You know the cell lines.',
+      model: scriptedModel([
+        {
+          toolCalls: [
+            {
+              name: 'AskUserQuestion',
+              arguments: {
+                questions: [{ question: 'Which line?', header: 'Cell line', options: ['K562', 'HeLa'] }],
+              },
+            },
+          ],
+        },
+        (request) => `Noted: ${lastToolResult(request)}`,
+      ]),
+      tools: [askUserQuestion()],
+    });
+    const url = await serveA2a({ agent: inner, store: memoryStore() });
+    const sessions = createSessions({ agent: assistant(url, []), store: memoryStore() });
+    const asked = await sessions.start('Thaw a vial');
+    expect(asked.pendingQuestion?.kind).toBe('question');
+    const done = await sessions.answer(asked.runId, { answers: { 'Cell line': 'HeLa' } });
+    expect(done.output).toBe('Inventory says: Noted: {"answers":{"Cell line":"HeLa"}}');
   });
 });

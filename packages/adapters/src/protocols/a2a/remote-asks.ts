@@ -35,6 +35,13 @@ function turnkitPending(task: Task): RemotePending | undefined {
   return undefined;
 }
 
+type RemoteOption = { label: string; description?: string; preview?: string };
+type RemoteQuestion = QuestionInput & { options?: RemoteOption[] };
+
+/** An option as `ctx.ask` takes it: a plain label when the remote gave no description. */
+const askOption = (option: RemoteOption): NonNullable<QuestionInput['options']>[number] =>
+  option.description ? { ...option, description: option.description } : option.label;
+
 /** A generic remote's choice: a DataPart `{ options: [...] }` of 2 to 4 labels (or `{ label, description }`). */
 function offeredOptions(task: Task): QuestionInput['options'] {
   for (const value of statusData(task)) {
@@ -43,7 +50,7 @@ function offeredOptions(task: Task): QuestionInput['options'] {
     const labels = options.map((option) =>
       typeof option === 'string'
         ? option
-        : { label: String(option?.label ?? ''), description: String(option?.description ?? '') },
+        : askOption({ label: String(option?.label ?? ''), description: String(option?.description ?? '') }),
     );
     if (labels.every((option) => (typeof option === 'string' ? option : option.label) !== '')) return labels;
   }
@@ -53,7 +60,13 @@ function offeredOptions(task: Task): QuestionInput['options'] {
 /** The ask for a TurnKit remote's pending interaction. */
 function turnkitAsk(pending: RemotePending, agentName: string): AskRequest {
   const { payload } = pending;
-  if (pending.kind === 'question') return { questions: payload.questions as QuestionInput[] };
+  if (pending.kind === 'question') {
+    const questions = (payload.questions as RemoteQuestion[]).map((question) => ({
+      ...question,
+      options: (question.options ?? []).map(askOption),
+    }));
+    return { questions };
+  }
   if (pending.kind === 'input') {
     const schema = z.fromJSONSchema(payload.schema as Parameters<typeof z.fromJSONSchema>[0]);
     return { input: { message: String(payload.message ?? ''), schema } };
