@@ -1,6 +1,7 @@
 /**
  * A TurnKit agent calling another TurnKit agent over A2A (DESIGN §29): the inner agent is served by
- * `createHandler` with `a2aProtocol()`, the outer one calls it through `a2aAgentTool()`. Both pause;
+ * `createHandler` with `a2aProtocol()` behind a bearer token, the outer one calls it through
+ * `a2aAgentTool()` with that token in its headers. Both pause;
  * the person answers the outer run (from another process: a fresh agent over the same store) and
  * the answer reaches the inner run, whose approval then pauses the outer one in turn.
  */
@@ -13,8 +14,15 @@ import { inventoryAgent, lastToolResult } from './http-fixtures.js';
 
 afterEach(closeServers);
 
+const TOKEN = 'tk-inner-agent-token';
+
 function assistant(url: string, calls: string[]) {
-  const inventory = a2aAgentTool({ url, name: 'inventory', description: 'Manages the LN2 freezer.' });
+  const inventory = a2aAgentTool({
+    url,
+    name: 'inventory',
+    description: 'Manages the LN2 freezer.',
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   return defineAgent({
     name: 'assistant',
     instructions: 'You help in the lab.',
@@ -39,6 +47,7 @@ describe('TurnKit calling TurnKit over A2A', () => {
     const url = await serveA2a({
       agent: inventoryAgent({ thawed }),
       store: innerStore,
+      token: TOKEN,
       onEvent: (event) => innerRuns.push(event.runId),
     });
     const outerStore = memoryStore();
@@ -96,7 +105,7 @@ describe('TurnKit calling TurnKit over A2A', () => {
       ]),
       tools: [askUserQuestion()],
     });
-    const url = await serveA2a({ agent: inner, store: memoryStore() });
+    const url = await serveA2a({ agent: inner, store: memoryStore(), token: TOKEN });
     const sessions = createSessions({ agent: assistant(url, []), store: memoryStore() });
     const asked = await sessions.start('Thaw a vial');
     expect(asked.pendingQuestion?.kind).toBe('question');

@@ -5,16 +5,11 @@
  * well-behaved client would never send.
  */
 import { type Message, type Part, Role, type SendMessageRequest } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { createHandler, type HandlerOptions } from '../../src/http/public.js';
 import { a2aProtocol } from '../../src/protocols/a2a/index.js';
+import { connect, fetchWithHeaders } from '../../src/protocols/a2a/remote.js';
 import { type Listening, listen } from '../http-fixtures.js';
 
 const servers: Listening[] = [];
@@ -35,30 +30,14 @@ export async function serveA2a(options: Omit<HandlerOptions, 'protocols'>): Prom
   return server.url;
 }
 
-/** A fetch that adds `headers` to every request (a bearer token, a user). */
-export const withHeaders =
-  (headers: Record<string, string>): typeof fetch =>
-  (input, init) => {
-    const merged = new Headers(init?.headers);
-    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return fetch(input, { ...init, headers: merged });
-  };
-
-/** The SDK's 1.0 client of the agent at `url`, from its card. */
+/** The SDK's 1.0 client of the agent at `url`, from its card (made as `a2aAgentTool` makes its own). */
 export function a2aClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const fetchImpl = withHeaders(headers);
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  return factory.createFromUrl(url);
+  return connect({ url, headers, pollMs: 100 });
 }
 
 /** The compat layer's 0.3 JSON-RPC transport (`message/send`, `tasks/get`…). */
 export function legacyClient(url: string, headers: Record<string, string> = {}): LegacyJsonRpcTransport {
-  return new LegacyJsonRpcTransport({ endpoint: `${url}/a2a`, fetchImpl: withHeaders(headers) });
+  return new LegacyJsonRpcTransport({ endpoint: `${url}/a2a`, fetchImpl: fetchWithHeaders(fetch, headers) });
 }
 
 export const text = (value: string): Part => ({

@@ -100,7 +100,9 @@ export function a2aProtocol(options: A2aProtocolOptions): ProtocolMount {
         );
       let server: Promise<A2aServer> | undefined;
       const load = () => {
-        server ??= import('./server.js').then(({ a2aServer }) => a2aServer(sessions, cardOf));
+        server ??= import('./server.js').then(({ a2aServer }) =>
+          a2aServer(sessions, cardOf, host.heartbeatMs ?? 15_000),
+        );
         return server;
       };
       const allowed = (request: Request, runId?: string) =>

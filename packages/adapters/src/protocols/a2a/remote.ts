@@ -73,15 +73,18 @@ export function userMessage(
   return { tenant: '', message, configuration: undefined, metadata: undefined };
 }
 
-/** A client of the remote agent, from its card or the card at its URL. */
-export function connect(target: RemoteTarget): Promise<Client> {
-  const base = target.fetch ?? fetch;
-  const headers = target.headers ?? {};
-  const fetchImpl: typeof fetch = (input, init) => {
+/** `base` with `headers` added to every request (the remote's bearer token). */
+export function fetchWithHeaders(base: typeof fetch, headers: Record<string, string>): typeof fetch {
+  return (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
     return base(input, { ...init, headers: merged });
   };
+}
+
+/** A client of the remote agent, from its card or the card at its URL. */
+export function connect(target: RemoteTarget): Promise<Client> {
+  const fetchImpl = fetchWithHeaders(target.fetch ?? fetch, target.headers ?? {});
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl })],
@@ -127,21 +130,6 @@ const ENDED: Partial<Record<TaskState, string>> = {
   [TaskState.TASK_STATE_AUTH_REQUIRED]: 'needs authentication TurnKit cannot give',
 };
 
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', abort, { once: true });
-  });
-}
-
 /**
  * Sends `request` and follows the remote task until it rests: done, or asking. A task that ends
  * without an answer is an {@link A2aRemoteError} saying how, with the remote's own words.
@@ -166,8 +154,9 @@ export async function exchange(
       const why = statusText(task);
       throw new A2aRemoteError(`The remote agent's task ${task.id} ${ended}${why ? `: ${why}` : '.'}`);
     }
-    // Submitted or working: ask again until it rests (the tool's timeout bounds the wait).
-    await wait(target.pollMs, signal);
+    // Submitted or working: ask again until it rests (the tool's timeout aborts `signal`).
+    await new Promise((resolve) => setTimeout(resolve, target.pollMs));
+    signal.throwIfAborted();
     task = await client.getTask({ tenant: '', id: task.id }, { signal });
   }
 }

@@ -37,10 +37,22 @@ export interface A2aServer {
   rpc(request: Request, body: unknown, call: CallInfo): Promise<Response>;
 }
 
-/** Streams JSON-RPC responses as Server-Sent Events, pulling the next one only when the caller reads. */
-function sse(first: RpcResponse, rest: AsyncIterator<RpcResponse>, failure: (error: unknown) => unknown) {
+const HEARTBEAT = ': keep-alive\n\n';
+
+/**
+ * Streams JSON-RPC responses as Server-Sent Events, pulling the next one only when the caller reads
+ * (nothing queues for a slow reader), with a comment every `heartbeatMs` while a turn is quiet so
+ * proxies keep the stream open. A caller that leaves ends the stream, never the turn.
+ */
+function sse(
+  first: RpcResponse,
+  rest: AsyncIterator<RpcResponse>,
+  failure: (error: unknown) => unknown,
+  heartbeatMs: number,
+) {
   const encoder = new TextEncoder();
   let sent = false;
+  let pending: Promise<IteratorResult<RpcResponse>> | undefined;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!sent) {
@@ -48,13 +60,25 @@ function sse(first: RpcResponse, rest: AsyncIterator<RpcResponse>, failure: (err
         controller.enqueue(encoder.encode(formatSSEEvent(first)));
         return;
       }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const beat = new Promise<'beat'>((resolve) => {
+        timer = setTimeout(() => resolve('beat'), heartbeatMs);
+      });
       try {
-        const next = await rest.next();
+        pending ??= rest.next();
+        const next = await Promise.race([pending, beat]);
+        if (next === 'beat') {
+          controller.enqueue(encoder.encode(HEARTBEAT));
+          return;
+        }
+        pending = undefined;
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(formatSSEEvent(next.value)));
       } catch (error) {
         controller.enqueue(encoder.encode(formatSSEErrorEvent(failure(error))));
         controller.close();
+      } finally {
+        clearTimeout(timer);
       }
     },
     async cancel() {
@@ -67,7 +91,11 @@ function sse(first: RpcResponse, rest: AsyncIterator<RpcResponse>, failure: (err
 }
 
 /** The server of `sessions`' agent, whose card `card(request)` describes. */
-export function a2aServer(sessions: Sessions<unknown>, card: (request: Request) => AgentCard): A2aServer {
+export function a2aServer(
+  sessions: Sessions<unknown>,
+  card: (request: Request) => AgentCard,
+  heartbeatMs: number,
+): A2aServer {
   // The card without a request (its URL a placeholder unless configured): only its capabilities are read there.
   const handler: A2ARequestHandler = turnkitRequestHandler(sessions, () =>
     card(new Request('http://turnkit.invalid/')),
@@ -120,13 +148,8 @@ export function a2aServer(sessions: Sessions<unknown>, card: (request: Request) 
       } catch (error) {
         return json(failure(error));
       }
-      if (first.done)
-        return sse(
-          failure(new Error('The stream ended before its first event.')) as RpcResponse,
-          events,
-          failure,
-        );
-      return sse(first.value, events, failure);
+      if (first.done) return json(failure(new Error('The stream ended before its first event.')));
+      return sse(first.value, events, failure, heartbeatMs);
     },
   };
 }
