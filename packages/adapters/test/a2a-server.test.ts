@@ -1,6 +1,8 @@
 import { TaskState } from '@a2a-js/sdk';
 import { createSessions, memoryStore } from '@turnkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHandler } from '../src/http/public.js';
+import { a2aProtocol } from '../src/protocols/a2a/index.js';
 import {
   a2aClient,
   closeServers,
@@ -13,7 +15,7 @@ import {
   statusText,
   text,
 } from './helpers/a2a-fixtures.js';
-import { inventoryAgent } from './http-fixtures.js';
+import { inventoryAgent, SECRET } from './http-fixtures.js';
 
 afterEach(closeServers);
 
@@ -208,6 +210,14 @@ describe('a2aProtocol: errors are JSON-RPC errors, never a 500', () => {
 
   it('applies the body limit before anything runs', async () => {
     const url = await serveA2a({ agent: inventoryAgent(), store: memoryStore(), maxBodyBytes: 200 });
+    // A caller that may not use the route learns nothing about the limit either.
+    const guarded = await serveA2a({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      maxBodyBytes: 200,
+      authorize: () => false,
+    });
+    expect((await rpc(guarded, { pad: 'x'.repeat(500) })).status).toBe(401);
     const big = {
       jsonrpc: '2.0',
       id: 1,
@@ -215,6 +225,47 @@ describe('a2aProtocol: errors are JSON-RPC errors, never a 500', () => {
       params: { message: { parts: [{ text: 'x'.repeat(500) }] } },
     };
     expect((await rpc(url, big)).status).toBe(413);
+  });
+});
+
+describe('a2aProtocol: options', () => {
+  it('is refused at build without a card description, or on a handler without a store', () => {
+    expect(() => a2aProtocol({ card: { description: '' } })).toThrow(/card\.description/);
+    expect(() =>
+      createHandler({
+        agent: inventoryAgent(),
+        secret: SECRET,
+        protocols: [a2aProtocol({ card: { description: 'Manages an LN2 freezer.' } })],
+      }),
+    ).toThrow(/a2aProtocol needs createHandler with a `store`/);
+  });
+
+  it('serves under the basePath, at its path, with the configured url on the card', async () => {
+    const handler = createHandler({
+      agent: inventoryAgent(),
+      store: memoryStore(),
+      basePath: '/api',
+      protocols: [
+        a2aProtocol({
+          path: '/agents/inventory',
+          card: { description: 'LN2.', url: 'https://lab.example/a2a' },
+        }),
+      ],
+    });
+    const card = await (
+      await handler(
+        new Request('http://x.local/api/.well-known/agent-card.json', { headers: { 'A2A-Version': '1.0' } }),
+      )
+    ).json();
+    expect(card.supportedInterfaces[0].url).toBe('https://lab.example/a2a');
+    const answer = await handler(
+      new Request('http://x.local/api/agents/inventory', {
+        method: 'POST',
+        headers: { 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'none' } }),
+      }),
+    );
+    expect((await answer.json()).error.code).toBe(-32001);
   });
 });
 

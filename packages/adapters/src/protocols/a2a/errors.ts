@@ -7,12 +7,8 @@
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { toProblem } from '../../http/index.js';
 
-/** Whether an error is already one of A2A's (thrown by this mount on purpose). */
-const isA2aError = (error: unknown) =>
-  error instanceof RequestMalformedError ||
-  error instanceof TaskNotFoundError ||
-  error instanceof UnsupportedOperationError ||
-  (error instanceof Error && 'toErrorInfo' in error);
+/** Whether an error is already one of A2A's (thrown by this mount on purpose): they all carry `toErrorInfo`. */
+const isA2aError = (error: unknown) => error instanceof Error && 'toErrorInfo' in error;
 
 /** The A2A error a failure of a task method becomes; server faults are reported first. */
 export function a2aError(error: unknown, report: (error: unknown) => void): Error {

@@ -119,7 +119,14 @@ export function a2aProtocol(options: A2aProtocolOptions): ProtocolMount {
       });
       app.post(path, async (c) => {
         const request = c.req.raw;
-        const bytes = await readLimited(request, host.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        let bytes: Uint8Array;
+        try {
+          bytes = await readLimited(request, host.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        } catch (error) {
+          // A body past the limit is refused after access is: a caller that may not use the route learns nothing.
+          if (!(await allowed(request)).allowed) return unauthorizedResponse();
+          throw error;
+        }
         const body = parsed(bytes);
         const access = await allowed(request, 'body' in body ? taskIdOf(body.body) : undefined);
         if (!access.allowed) return unauthorizedResponse();
