@@ -93,6 +93,9 @@ describe('a2aProtocol: message/send, tasks/get, tasks/cancel with the SDK client
 
     const read = await client.getTask({ tenant: '', id: first.id });
     expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // The task is the handler's run: its own route reads it.
+    const run = await (await fetch(`${url}/runs/${first.id}`)).json();
+    expect(run).toMatchObject({ runId: first.id, status: 'completed' });
     expect(read.history.map((item) => item.parts[0]?.content?.$case)).toContain('text');
     // A completed task takes no more messages, and cannot be canceled; the tool ran once.
     await expect(client.sendMessage(message([data({ type: 'approve' })], first.id))).rejects.toThrow(

@@ -59,6 +59,11 @@ describe('a2aAgentTool against an @a2a-js/sdk server', () => {
     expect(done.output).toBe('Done: Thawed K562 from B2-15');
     expect(freezer.received).toHaveLength(2);
     expect(freezer.received[1]!.taskId).toBe(freezer.taskIds[0]);
+    // Each message's id comes from the call's idempotency key (and the ask it answers).
+    expect(freezer.received.map((item) => item.messageId)).toEqual([
+      `turnkit:${paused.runId}:call_freezer`,
+      `turnkit:${paused.runId}:call_freezer:1`,
+    ]);
     expect(freezer.taskIds).toHaveLength(1);
   });
 

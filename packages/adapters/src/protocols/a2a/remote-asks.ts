@@ -17,6 +17,8 @@ import { A2aRemoteError, PENDING_KEY } from './wire.js';
 export interface RemoteAskState {
   /** The remote task id: the answer is sent to it, from any process. */
   taskId: string;
+  /** Which of the call's asks this is (1, 2, …): the answer's message id, the same if it is sent again. */
+  round: number;
   /** How the answer is sent: a TurnKit DataPart (with the remote interaction's id), or text. */
   answer: { type: 'turnkit'; id: string; kind: 'question' | 'approval' | 'input' } | { type: 'text' };
 }
@@ -82,13 +84,17 @@ function turnkitAsk(pending: RemotePending, agentName: string): AskRequest {
 }
 
 /** The ask (and its state) for a remote task waiting for input. */
-export function askFor(task: Task, toolName: string): { request: AskRequest; state: RemoteAskState } {
+export function askFor(
+  task: Task,
+  toolName: string,
+  round: number,
+): { request: AskRequest; state: RemoteAskState } {
   const pending = turnkitPending(task);
   if (pending) {
     const kind = pending.kind === 'question' || pending.kind === 'input' ? pending.kind : 'approval';
     return {
       request: turnkitAsk(pending, toolName),
-      state: { taskId: task.id, answer: { type: 'turnkit', id: pending.id, kind } },
+      state: { taskId: task.id, round, answer: { type: 'turnkit', id: pending.id, kind } },
     };
   }
   const text = statusText(task).trim() || 'The remote agent needs more input.';
@@ -97,7 +103,7 @@ export function askFor(task: Task, toolName: string): { request: AskRequest; sta
     request: {
       questions: [{ question, header: toolName.slice(0, MAX_HEADER), options: offeredOptions(task) }],
     },
-    state: { taskId: task.id, answer: { type: 'text' } },
+    state: { taskId: task.id, round, answer: { type: 'text' } },
   };
 }
 

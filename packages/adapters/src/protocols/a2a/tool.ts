@@ -95,11 +95,11 @@ export function a2aAgentTool(options: A2aAgentToolOptions): FunctionTool<{ messa
     return client;
   }
 
-  /** The tool's result for a remote outcome: the answer, or the ask for what the remote asks. */
-  async function settle(outcome: RemoteOutcome, ctx: ToolContext) {
+  /** The tool's result for a remote outcome: the answer, or the ask (the call's `round`th) for what the remote asks. */
+  async function settle(outcome: RemoteOutcome, ctx: ToolContext, round: number) {
     if (outcome.type === 'done') return outcome.result;
     const [, { askFor }] = await modules();
-    const { request, state } = askFor(outcome.task, name);
+    const { request, state } = askFor(outcome.task, name, round);
     return ctx.ask(request, state);
   }
 
@@ -111,16 +111,16 @@ export function a2aAgentTool(options: A2aAgentToolOptions): FunctionTool<{ messa
     onInDoubt: options.onInDoubt ?? 'ask',
     execute: async ({ message }, ctx) => {
       const [{ exchange, userMessage }] = await modules();
-      // The message id is the call's idempotency key: a call sent again is recognisable as the same.
+      // Message ids come from the call's idempotency key: a message sent again is recognisable as the same.
       const request = userMessage(`turnkit:${ctx.idempotencyKey}`, { text: message });
-      return settle(await exchange(await connected(), request, target, ctx.signal), ctx);
+      return settle(await exchange(await connected(), request, target, ctx.signal), ctx, 1);
     },
     resume: async (_input, response, ctx) => {
       const [{ exchange, userMessage }, { answerFor }] = await modules();
       const state = response.state as RemoteAskState;
       const body = answerFor(response, state);
-      const request = userMessage(`turnkit:${ctx.idempotencyKey}:${crypto.randomUUID()}`, body, state.taskId);
-      return settle(await exchange(await connected(), request, target, ctx.signal), ctx);
+      const request = userMessage(`turnkit:${ctx.idempotencyKey}:${state.round}`, body, state.taskId);
+      return settle(await exchange(await connected(), request, target, ctx.signal), ctx, state.round + 1);
     },
   });
 }
