@@ -1,34 +1,10 @@
-import {
-  answerQuestion,
-  createSessions,
-  defineAgent,
-  memoryStore,
-  runTurn,
-  type SnapshotStore,
-} from '@turnkit/core';
-import { scriptedModel } from '@turnkit/core/testing';
+import { answerQuestion, createSessions, memoryStore, runTurn, type SnapshotStore } from '@turnkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type A2aAgentToolOptions, a2aAgentTool } from '../src/protocols/a2a/index.js';
+import { a2aAgentTool } from '../src/protocols/a2a/index.js';
+import { assistant } from './helpers/a2a-assistant.js';
 import { closeSdkServers, type RemoteMode, serveSdkAgent } from './helpers/a2a-sdk-server.js';
-import { lastToolResult } from './http-fixtures.js';
 
 afterEach(closeSdkServers);
-
-/** An assistant that hands the thaw to the remote freezer agent, then reports its result. */
-function assistant(
-  tool: Partial<A2aAgentToolOptions> & ({ url: string } | { card: A2aAgentToolOptions['card'] }),
-) {
-  return defineAgent({
-    name: 'assistant',
-    instructions: 'You help in the lab.',
-    model: scriptedModel([
-      { toolCalls: [{ id: 'call_freezer', name: 'freezer', arguments: { message: 'Thaw one K562 vial' } }] },
-      (request) => `Done: ${lastToolResult(request)}`,
-      (request) => `Done: ${lastToolResult(request)}`,
-    ]),
-    tools: [a2aAgentTool({ name: 'freezer', description: 'Thaws vials.', ...tool } as A2aAgentToolOptions)],
-  });
-}
 
 async function remote(mode: RemoteMode = 'ask') {
   return serveSdkAgent(mode);

@@ -15,8 +15,11 @@ import {
 } from '@a2a-js/sdk/server';
 import { type Listening, listen } from '../http-fixtures.js';
 
-/** How the remote behaves on a new task. */
-export type RemoteMode = 'ask' | 'fail' | 'reject' | 'hang';
+/**
+ * How the remote behaves on a new task: ask which box, fail, reject, never answer, or never answer
+ * its first task and thaw at once on the next ones.
+ */
+export type RemoteMode = 'ask' | 'fail' | 'reject' | 'hang' | 'hang-once';
 
 const servers: Listening[] = [];
 
@@ -54,9 +57,10 @@ function freezerExecutor(mode: RemoteMode, received: Message[], taskIds: string[
       received.push(context.userMessage);
       const ids = { taskId: context.taskId, contextId: context.contextId };
       const now = () => new Date().toISOString();
-      if (!context.task) {
+      const answering = context.task !== undefined || (mode === 'hang-once' && taskIds.length > 0);
+      if (!answering) {
         taskIds.push(context.taskId);
-        if (mode === 'hang') return new Promise(() => undefined);
+        if (mode === 'hang' || mode === 'hang-once') return new Promise(() => undefined);
         const state =
           mode === 'fail'
             ? TaskState.TASK_STATE_FAILED
@@ -87,8 +91,14 @@ function freezerExecutor(mode: RemoteMode, received: Message[], taskIds: string[
         bus.finished();
         return;
       }
+      if (!context.task) taskIds.push(context.taskId);
       bus.publish(
         AgentEvent.task({
+          id: context.taskId,
+          contextId: context.contextId,
+          artifacts: [],
+          history: [],
+          metadata: undefined,
           ...context.task,
           status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() },
         }),
