@@ -114,6 +114,19 @@ describe('a2aProtocol under hostile clients', () => {
     expect(body.trim().split('\n').at(-1)).toContain('TASK_STATE_INPUT_REQUIRED');
   });
 
+  it("holds at most maxQueuedBytes of progress for a stream's reader; the outcome always comes", async () => {
+    const url = await serveA2a({ agent: inventoryAgent(), store: memoryStore(), maxQueuedBytes: 10 });
+    const response = await fetch(`${url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify(streamBody()),
+    });
+    const events = (await response.text()).split('\n').filter((line) => line.startsWith('data:'));
+    // The model's words (33 bytes) do not fit: task, then the pause, no progress between.
+    expect(events).toHaveLength(2);
+    expect(events[1]).toContain('TASK_STATE_INPUT_REQUIRED');
+  });
+
   it('refuses a data answer that is no response, and changes nothing', async () => {
     const url = await serveA2a({ agent: inventoryAgent(), store: memoryStore() });
     const client = await a2aClient(url);

@@ -75,7 +75,11 @@ function messageOf(params: SendMessageRequest): Message {
 }
 
 /** The handler of one agent, over `sessions`. */
-export function turnkitRequestHandler(sessions: Sessions<unknown>, card: () => AgentCard): A2ARequestHandler {
+export function turnkitRequestHandler(
+  sessions: Sessions<unknown>,
+  card: () => AgentCard,
+  maxQueuedBytes: number,
+): A2ARequestHandler {
   /** Runs `body`, turning any failure into A2A's error (server faults reported). */
   async function guarded<T>(context: ServerCallContext, body: () => Promise<T>): Promise<T> {
     try {
@@ -165,7 +169,7 @@ export function turnkitRequestHandler(sessions: Sessions<unknown>, card: () => A
         const message = messageOf(params);
         const runId = message.taskId ? taskId(message.taskId) : crypto.randomUUID();
         const play = await prepare(message, call, runId);
-        yield* playStream(runId, workingTask(runId), play);
+        yield* playStream(runId, workingTask(runId), play, maxQueuedBytes);
       } catch (error) {
         throw a2aError(error, call.report);
       }

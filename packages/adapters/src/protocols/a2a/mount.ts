@@ -10,6 +10,7 @@ import {
   authorizeRoute,
   callerPrincipal,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_QUEUED_BYTES,
   type MountDeps,
   type ProtocolMount,
   readLimited,
@@ -101,7 +102,10 @@ export function a2aProtocol(options: A2aProtocolOptions): ProtocolMount {
       let server: Promise<A2aServer> | undefined;
       const load = () => {
         server ??= import('./server.js').then(({ a2aServer }) =>
-          a2aServer(sessions, cardOf, host.heartbeatMs ?? 15_000),
+          a2aServer(sessions, cardOf, {
+            heartbeatMs: host.heartbeatMs ?? 15_000,
+            maxQueuedBytes: host.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+          }),
         );
         return server;
       };

@@ -94,11 +94,14 @@ function sse(
 export function a2aServer(
   sessions: Sessions<unknown>,
   card: (request: Request) => AgentCard,
-  heartbeatMs: number,
+  limits: { heartbeatMs: number; maxQueuedBytes: number },
 ): A2aServer {
+  const { heartbeatMs, maxQueuedBytes } = limits;
   // The card without a request (its URL a placeholder unless configured): only its capabilities are read there.
-  const handler: A2ARequestHandler = turnkitRequestHandler(sessions, () =>
-    card(new Request('http://turnkit.invalid/')),
+  const handler: A2ARequestHandler = turnkitRequestHandler(
+    sessions,
+    () => card(new Request('http://turnkit.invalid/')),
+    maxQueuedBytes,
   );
   const v1 = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);

@@ -2,7 +2,8 @@
  * `message/stream` and `tasks/resubscribe` as A2A stream events: the task first, a `working`
  * status each time the model has spoken, and at the end the run's outcome — the `output` artifact
  * then `completed`, or `input-required` with the pending interactions, `failed`, `canceled`.
- * Nothing is queued past one turn's events, and a stream the caller leaves ends its listener.
+ * Progress waits for a slow reader only up to the handler's `maxQueuedBytes` (later progress is
+ * dropped, the outcome never is), and a caller that leaves the stream never stops the turn.
  */
 import { type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import type { AgentEvent, TurnResult } from '@turnkit/core';
@@ -66,20 +67,26 @@ function progress(runId: string, event: AgentEvent): StreamResponse | undefined 
 
 /**
  * Plays a turn and yields its stream: `first` (the task as the stream opens), progress while the
- * turn plays, then its outcome. `play` gets the `onEvent` to hand the turn.
+ * turn plays (at most `maxQueuedBytes` of it waiting for the reader), then its outcome. `play` gets
+ * the `onEvent` to hand the turn.
  */
 export async function* playStream(
   runId: string,
   first: Task,
   play: (onEvent: (event: AgentEvent) => void) => Promise<TurnResult<unknown>>,
+  maxQueuedBytes: number,
 ): AsyncGenerator<StreamResponse, void, undefined> {
-  const queued: StreamResponse[] = [];
+  const queued: { update: StreamResponse; bytes: number }[] = [];
+  let queuedBytes = 0;
   let wake: (() => void) | undefined;
   let settled: { run: TurnResult<unknown> } | { error: unknown } | undefined;
   const turn = play((event) => {
     const update = progress(runId, event);
     if (!update) return;
-    queued.push(update);
+    const bytes = event.type === 'model_finished' ? (event.message.content?.length ?? 0) : 0;
+    if (queuedBytes + bytes > maxQueuedBytes) return;
+    queuedBytes += bytes;
+    queued.push({ update, bytes });
     wake?.();
   }).then(
     (run) => {
@@ -94,7 +101,8 @@ export async function* playStream(
   while (true) {
     const next = queued.shift();
     if (next) {
-      yield next;
+      queuedBytes -= next.bytes;
+      yield next.update;
       continue;
     }
     if (settled) break;
