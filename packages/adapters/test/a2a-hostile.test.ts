@@ -127,6 +127,25 @@ describe('a2aProtocol under hostile clients', () => {
     expect(events[1]).toContain('TASK_STATE_INPUT_REQUIRED');
   });
 
+  it('answers a server fault as a bare JSON-RPC internal error; onError gets the fault', async () => {
+    const faults: unknown[] = [];
+    const store = memoryStore();
+    const onFire = () => Promise.reject(new Error('the disk is on fire'));
+    const url = await serveA2a({
+      agent: inventoryAgent(),
+      store: { ...store, get: onFire, getParts: onFire, getHead: onFire },
+      onError: (error) => faults.push(error),
+    });
+    const answer = await rpc(url, { jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'run-1' } });
+    expect(answer).toMatchObject({
+      status: 200,
+      body: { id: 3, error: { code: -32603, message: 'Internal error.' } },
+    });
+    expect(JSON.stringify(answer.body)).not.toContain('disk');
+    expect(faults).toHaveLength(1);
+    expect(String(faults[0])).toContain('the disk is on fire');
+  });
+
   it('refuses a data answer that is no response, and changes nothing', async () => {
     const url = await serveA2a({ agent: inventoryAgent(), store: memoryStore() });
     const client = await a2aClient(url);
