@@ -10,6 +10,7 @@ import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { a2aAgentTool } from '../src/protocols/a2a/index.js';
 import { closeServers, serveA2a } from './helpers/a2a-fixtures.js';
+import { formAgent } from './helpers/ag-ui-fixtures.js';
 import { inventoryAgent, lastToolResult } from './http-fixtures.js';
 
 afterEach(closeServers);
@@ -111,5 +112,33 @@ describe('TurnKit calling TurnKit over A2A', () => {
     expect(asked.pendingQuestion?.kind).toBe('question');
     const done = await sessions.answer(asked.runId, { answers: { 'Cell line': 'HeLa' } });
     expect(done.output).toBe('Inventory says: Noted: {"answers":{"Cell line":"HeLa"}}');
+  });
+
+  it("asks the inner tool's form as a form (its schema kept), and the value reaches the inner tool", async () => {
+    const boxes: string[] = [];
+    const url = await serveA2a({ agent: formAgent(boxes), store: memoryStore(), token: TOKEN });
+    const sessions = createSessions({ agent: assistant(url, []), store: memoryStore() });
+    const asked = await sessions.start('Record a thaw');
+    expect(asked.pendingQuestion).toMatchObject({
+      kind: 'input',
+      payload: { message: 'Which box holds K562?' },
+    });
+    await expect(sessions.provideInput(asked.runId, { value: { box: 'B9-99' } })).rejects.toThrow(/box/);
+    const done = await sessions.provideInput(asked.runId, { value: { box: 'B2-15' } });
+    expect(done.output).toBe('Inventory says: Recorded: {"thawed":"K562","box":"B2-15"}');
+    expect(boxes).toEqual(['B2-15']);
+  });
+
+  it('rejects the inner approval from the outer run: the inner tool never runs', async () => {
+    const thawed: string[][] = [];
+    const url = await serveA2a({ agent: inventoryAgent({ thawed }), store: memoryStore(), token: TOKEN });
+    const sessions = createSessions({ agent: assistant(url, []), store: memoryStore() });
+    const asked = await sessions.start('Thaw a vial');
+    await sessions.answer(asked.runId, { answers: { 'Cell lines': ['K562'] } });
+    const done = await sessions.reject(asked.runId, { rationale: 'Not today.' });
+    expect(done.status).toBe('completed');
+    expect(done.output).toContain('Inventory says: Done:');
+    expect(done.output).toContain('rejected_by_user');
+    expect(thawed).toEqual([]);
   });
 });
