@@ -5,6 +5,7 @@
  * the person answers the outer run (from another process: a fresh agent over the same store) and
  * the answer reaches the inner run, whose approval then pauses the outer one in turn.
  */
+import { AgentCard } from '@a2a-js/sdk';
 import { askUserQuestion, createSessions, defineAgent, memoryStore } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -140,5 +141,44 @@ describe('TurnKit calling TurnKit over A2A', () => {
     expect(done.output).toContain('Inventory says: Done:');
     expect(done.output).toContain('rejected_by_user');
     expect(thawed).toEqual([]);
+  });
+
+  it('talks A2A 0.3 to a remote whose card offers only 0.3 (message/send), both runs pausing as in 1.0', async () => {
+    const thawed: string[][] = [];
+    const url = await serveA2a({ agent: inventoryAgent({ thawed }), store: memoryStore() });
+    const seen: string[] = [];
+    const card = await (
+      await fetch(`${url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json();
+    const legacyOnly = AgentCard.fromJSON({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter(
+        (item: { protocolVersion: string }) => item.protocolVersion === '0.3',
+      ),
+    });
+    const inventory = a2aAgentTool({
+      card: legacyOnly,
+      name: 'inventory',
+      fetch: async (input, init) => {
+        seen.push(JSON.parse(String(init?.body ?? '{}')).method);
+        return fetch(input, init);
+      },
+    });
+    const outer = defineAgent({
+      name: 'assistant',
+      instructions: 'You help in the lab.',
+      model: scriptedModel([
+        { toolCalls: [{ name: 'inventory', arguments: { message: 'Thaw one vial.' } }] },
+        (request) => `Inventory says: ${lastToolResult(request)}`,
+      ]),
+      tools: [inventory],
+    });
+    const sessions = createSessions({ agent: outer, store: memoryStore() });
+    const asked = await sessions.start('Thaw a vial');
+    const approval = await sessions.answer(asked.runId, { answers: { 'Cell lines': ['K562'] } });
+    const done = await sessions.approve(approval.runId);
+    expect(done.output).toBe('Inventory says: Done: {"thawed":["K562"],"count":1}');
+    expect(seen).toEqual(['message/send', 'message/send', 'message/send']);
+    expect(thawed).toEqual([['K562']]);
   });
 });

@@ -85,10 +85,12 @@ export function fetchWithHeaders(base: typeof fetch, headers: Record<string, str
 /** A client of the remote agent, from its card or the card at its URL. */
 export function connect(target: RemoteTarget): Promise<Client> {
   const fetchImpl = fetchWithHeaders(target.fetch ?? fetch, target.headers ?? {});
+  // A remote that speaks only A2A 0.3 (its card, or its interface) is spoken to in 0.3.
+  const legacyCompat = { enabled: true };
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
     }),
   );
   return target.card ? factory.createFromAgentCard(target.card) : factory.createFromUrl(target.url!);
