@@ -6,8 +6,8 @@
  * matrix's consumer script under TypeScript 5.9 and 7 with `moduleResolution` node16 and bundler
  * (with every declaration checked, and as a `tsc --init` project with `exactOptionalPropertyTypes`), and
  * run that script on Node 22, 24 and 26 (from npm): a question → answer cycle through `openAIModel`,
- * `aiSdkModel`, `redisStore` with `bullmqQueue`, and `postgresStore`, and an MCP tool's
- * `input_required` → value cycle through `mcpTools`.
+ * `aiSdkModel`, `redisStore` with `bullmqQueue`, and `postgresStore`, an MCP tool's
+ * `input_required` → value cycle through `mcpTools`, and an A2A agent's question through `a2aAgentTool`.
  */
 import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,6 +69,7 @@ const COLUMNS: Record<ColumnName, Record<string, string>> = {
     '@opentelemetry/api': '^1.9.0',
     '@modelcontextprotocol/client': '^2.4.0',
     '@modelcontextprotocol/server': '^2.4.0',
+    '@a2a-js/sdk': '^1.3.0',
   },
   highest: {
     openai: '^7.0.0',
@@ -81,6 +82,7 @@ const COLUMNS: Record<ColumnName, Record<string, string>> = {
     '@opentelemetry/api': '^1.9.0',
     '@modelcontextprotocol/client': '^2.4.0',
     '@modelcontextprotocol/server': '^2.4.0',
+    '@a2a-js/sdk': '^1.3.0',
   },
 };
 
@@ -249,6 +251,13 @@ describe.each(['lowest', 'highest'] as const)('the %s majors of the peers', (col
       expect((await scriptRun(column, major)).outcomes.mcp).toEqual({
         paused: { status: 'needs_input', pending: ['input'] },
         answered: { status: 'completed', output: 'Done: Thawed K562 from B2-15' },
+      });
+    });
+
+    it('plays a question → answer cycle through a2aAgentTool on an agent served by a2aProtocol', async () => {
+      expect((await scriptRun(column, major)).outcomes.a2a).toEqual({
+        paused: { status: 'needs_input', pending: ['question'] },
+        answered: { status: 'completed', output: 'Done: Noted: {"answers":{"Cell line":"K562-dTAG"}}' },
       });
     });
 

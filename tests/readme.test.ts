@@ -98,6 +98,7 @@ if (!pgUrl && process.env.CI !== 'true') {
 describe('the named examples of the documentation', () => {
   it('lists the examples this suite knows, each name once', async () => {
     expect((await namedExamples()).map((example) => example.name).sort()).toEqual([
+      'a2a',
       'agent',
       'agent-essentials',
       'ai-sdk-model',
@@ -322,6 +323,14 @@ describe('the named examples of the documentation', () => {
     const lines = (await runExample('mcp-server')).trim().split('\n');
     expect(lines[0]).toBe('asked: Which K562 line do you mean?');
     expect(lines.slice(1).join('\n')).toContain(`text: 'Noted: {"answers":{"Cell line":"K562-dTAG"}}'`);
+  });
+
+  it('a2a: an agent calling an agent served over A2A pauses on its question; the answer reaches it', async () => {
+    const lines = (await runExample('a2a')).trim().split('\n');
+    expect(lines).toEqual([
+      'needs_input Which K562 line?',
+      'Done. Thawing: {"answers":{"Cell line":"K562-dTAG"}}',
+    ]);
   });
 
   it('event-log: writes the run history as JSON lines and reads it back', async () => {

@@ -13,6 +13,7 @@ export const entry = {
   'ai-sdk-client': 'src/protocols/ai-sdk-ui/client.ts',
   'ag-ui': 'src/protocols/ag-ui/index.ts',
   mcp: 'src/protocols/mcp/index.ts',
+  a2a: 'src/protocols/a2a/index.ts',
   otel: 'src/otel/index.ts',
   queue: 'src/queue/index.ts',
 };
@@ -40,6 +41,7 @@ const external = [
   'pg',
   'bullmq',
   /^@modelcontextprotocol\//,
+  /^@a2a-js\//,
   '@ai-sdk/provider',
   '@opentelemetry/api',
 ];

@@ -6,6 +6,7 @@
  * Each server is started once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rpc, sseResults, userMessage } from './a2a-calls.js';
 import { handler as lambda } from './app/lambda.js';
 import { POST } from './app/next-route.js';
 import { buildApps, RUNTIMES, type Served, serve } from './servers.js';
@@ -101,6 +102,34 @@ describe.each(RUNTIMES.map((runtime) => runtime.name))('the client-held handler 
     });
     expect(answered.body.status).toBe('completed');
     expect(answered.body.output).toContain('K562');
+  });
+});
+
+describe.each(RUNTIMES.map((runtime) => runtime.name))('the A2A mount on %s', (runtime) => {
+  it('serves the card, a task through input-required to completed, and JSON-RPC errors', async () => {
+    const base = served.get(runtime)!.url;
+    const card = await (
+      await fetch(`${base}/a2a-agent/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json();
+    expect(card.supportedInterfaces[0]).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+
+    const asked = JSON.parse((await rpc(base, 'SendMessage', userMessage('Thaw one'))).text).result.task;
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(JSON.stringify(asked.status.message)).toContain('Which cell line should I thaw?');
+    const done = JSON.parse((await rpc(base, 'SendMessage', userMessage('K562', asked.id))).text).result.task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(JSON.stringify(done.artifacts)).toContain('K562');
+
+    const unknown = await rpc(base, 'GetTask', { id: 'no-such-task' });
+    expect(unknown.status).toBe(200);
+    expect(JSON.parse(unknown.text).error.code).toBe(-32001);
+  });
+
+  it('streams a task over SSE (SendStreamingMessage) to its pause', async () => {
+    const streamed = await rpc(served.get(runtime)!.url, 'SendStreamingMessage', userMessage('Thaw one'));
+    expect(streamed.type).toContain('text/event-stream');
+    const last = sseResults(streamed.text).at(-1);
+    expect(last?.statusUpdate?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 });
 

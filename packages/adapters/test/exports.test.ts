@@ -69,6 +69,17 @@ const SUBPATHS: Record<string, { entry: string; names: string[] }> = {
     names: ['ACTIVE_AGENT_EVENT', 'INTERRUPT_EXPIRED_EVENT', 'STATE_KEY', 'agUiHandler', 'agUiProtocol'],
   },
   './mcp': { entry: 'mcp', names: ['mapToolNames', 'mcpProtocol', 'mcpServer', 'mcpTools'] },
+  './a2a': {
+    entry: 'a2a',
+    names: [
+      'A2A_VERSIONS',
+      'A2aRemoteError',
+      'AGENT_CARD_PATH',
+      'PENDING_KEY',
+      'a2aAgentTool',
+      'a2aProtocol',
+    ],
+  },
   './otel': { entry: 'otel', names: ['otelTelemetry'] },
   './queue': { entry: 'queue', names: ['bullmqQueue', 'createWorker', 'memoryQueue'] },
 };

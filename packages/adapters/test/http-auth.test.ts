@@ -102,6 +102,7 @@ describe('authorize(request, route)', () => {
       'aiSdk',
       'agUi',
       'mcp',
+      'a2a',
       'inbox',
       'answer-link',
     ]);

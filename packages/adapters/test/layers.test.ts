@@ -8,7 +8,7 @@
  *               the count checks of options
  *   queue/      TurnQueue, BullMQ, the memory queue, createWorker (publishes through events/)
  *   http/       createHandler, its routes, SSE, auth, client-held mode, the ProtocolMount interface
- *   protocols/  ai-sdk-ui (useChat), ag-ui, mcp: each mounts itself on http/, which imports none
+ *   protocols/  ai-sdk-ui (useChat), ag-ui, mcp, a2a: each mounts itself on http/, which imports none
  *   index.ts    the root entry
  *
  * A file imports only from its own folder or a lower one, and another folder only through an

@@ -32,6 +32,7 @@ const TESTED: Record<string, { installs: string[]; suites: string }> = {
   },
   '@modelcontextprotocol/client': { installs: ['@modelcontextprotocol/client'], suites: 'mcp-tools' },
   '@modelcontextprotocol/server': { installs: ['@modelcontextprotocol/server'], suites: 'mcp-server' },
+  '@a2a-js/sdk': { installs: ['@a2a-js/sdk'], suites: 'a2a-server, a2a-stream, a2a-tool, a2a-turnkit' },
   openai: {
     installs: ['openai', 'openai-7'],
     suites: 'openai, openai-run, openai-errors, openai-settings (openai 6 and 7)',

@@ -1,10 +1,13 @@
 /**
  * The app every runtime serves (DESIGN §18): one agent whose scripted model asks a question, then
  * reports the answer, behind two client-held handlers with one secret — `/plain` signs its
- * snapshots, `/sealed` also encrypts them — so a snapshot started on one runtime resumes on any other.
+ * snapshots, `/sealed` also encrypts them — so a snapshot started on one runtime resumes on any other;
+ * and the same agent over A2A (DESIGN §29) from a store-mode handler at `/a2a-agent`, its tasks in
+ * the isolate's memory store.
  */
-import { createClientHeldHandler, createEventHub } from '@turnkit/adapters/http';
-import { askUserQuestion, defineAgent, type ModelRequest } from '@turnkit/core';
+import { a2aProtocol } from '@turnkit/adapters/a2a';
+import { createClientHeldHandler, createEventHub, createHandler } from '@turnkit/adapters/http';
+import { askUserQuestion, defineAgent, type ModelRequest, memoryStore } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 
 /** The secret every runtime's handlers share (tests only). */
@@ -45,7 +48,17 @@ const sealed = createClientHeldHandler({
   basePath: '/sealed',
 });
 
-/** Serves `/plain/*` and `/sealed/*`. */
+const a2a = createHandler({
+  agent,
+  store: memoryStore(),
+  eventHub,
+  basePath: '/a2a-agent',
+  protocols: [a2aProtocol({ card: { description: 'Thaws vials from an LN2 freezer.' } })],
+});
+
+/** Serves `/plain/*`, `/sealed/*` and `/a2a-agent/*`. */
 export function handler(request: Request): Promise<Response> {
-  return new URL(request.url).pathname.startsWith('/sealed/') ? sealed(request) : plain(request);
+  const path = new URL(request.url).pathname;
+  if (path.startsWith('/a2a-agent/')) return a2a(request);
+  return path.startsWith('/sealed/') ? sealed(request) : plain(request);
 }

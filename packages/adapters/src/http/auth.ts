@@ -15,7 +15,7 @@ export type HandlerEnv = { Variables: { principal: string | undefined } };
 
 /**
  * Every route name `authorize` can be asked about: a closed list, so an app can switch over it.
- * `aiSdk`, `agUi` and `mcp` are the protocol mounts of `createHandler({ protocols })`.
+ * `aiSdk`, `agUi`, `mcp` and `a2a` are the protocol mounts of `createHandler({ protocols })`.
  */
 export const ROUTE_NAMES = [
   'start',
@@ -34,6 +34,7 @@ export const ROUTE_NAMES = [
   'aiSdk',
   'agUi',
   'mcp',
+  'a2a',
   'inbox',
   'answer-link',
 ] as const;

@@ -167,6 +167,7 @@ function handlerWith(options: HandlerOptions, store: StoreMode | undefined): Fet
   const deps = {
     options: shared,
     basePath,
+    bearer: options.token !== undefined,
     onEvent,
     eventsForRequest: publisher.forRequest,
     onError,

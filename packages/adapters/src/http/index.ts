@@ -30,5 +30,5 @@ export { HttpProblem, problemResponse, servedWithProblems, toProblem } from './p
 export type { ReplayGuard, ReplayStore, SnapshotClaim } from './replay.js';
 export { claimSnapshot } from './replay.js';
 export type { HandlerEnv } from './routes.js';
-export { parseBody } from './schemas.js';
+export { bodySchemas, parseBody } from './schemas.js';
 export { DEFAULT_MAX_QUEUED_BYTES, formatSse } from './sse.js';

@@ -29,6 +29,8 @@ export interface MountDeps {
   options: MountOptions;
   /** The handler's own base path ('' for none); a mount's routes sit at `basePath + path`. */
   basePath: string;
+  /** Whether the handler checks a bearer `token` (a mount that describes its auth, as A2A's card, says so). */
+  bearer: boolean;
   /** The handler's `onEvent`, which also publishes to its hub. */
   onEvent(event: AgentEvent): void;
   /** A fresh `onEvent` for one request, holding a turn's events until its claim is written. */
