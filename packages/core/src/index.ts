@@ -55,6 +55,7 @@ export {
 export type { ToolErrorCode } from './results.js';
 export { toolErrorResult } from './results.js';
 export type {
+  ExtendRequest,
   ForkAt,
   ForkRequest,
   GetOptions,
@@ -99,6 +100,7 @@ export type {
   Assignees,
   CompactContext,
   CompactFunction,
+  EscalationStep,
   FunctionTool,
   FunctionToolConfig,
   History,
@@ -106,6 +108,8 @@ export type {
   InDoubtPolicy,
   Instructions,
   InstructionsContext,
+  InteractionNotice,
+  KeptAskOptions,
   ParallelQuestionPolicy,
   QuestionInput,
   QuestionTool,

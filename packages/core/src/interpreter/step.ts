@@ -17,6 +17,7 @@ import {
   type AnyFunctionTool,
   type AskSignal,
   assigneesProblem,
+  keptAskProblem,
   type QuestionTool,
   quorumProblem,
 } from '../tools/index.js';
@@ -79,6 +80,7 @@ async function askQuestion(
     { questions: parsed.questions },
     {
       ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}),
+      ...tool.keep,
     },
   );
   if ('result' in policy) return policy;
@@ -126,8 +128,13 @@ async function askPolicy(
   request: AskSignal['request'],
   made: { draft: AskDraft },
 ): Promise<{ draft: AskDraft } | { result: string }> {
-  const { assignees, quorum, allowRequester } = request ?? {};
+  const { assignees, quorum, allowRequester, remindBeforeMs, escalate } = request ?? {};
+  const keep = {
+    ...(remindBeforeMs !== undefined ? { remindBeforeMs } : {}),
+    ...(escalate !== undefined ? { escalate } : {}),
+  };
   const problems: [string, string | null][] = [
+    ['', keptAskProblem(keep, made.draft.expiresAt !== null)],
     ['assignees', assignees === undefined ? null : assigneesProblem(assignees)],
     ['quorum', quorum === undefined ? null : quorumProblem(quorum)],
     [
@@ -141,7 +148,7 @@ async function askPolicy(
     return {
       result: toolErrorResult(
         'tool_error',
-        `${tool.name} asked the user something it cannot ask: ${field} ${problem}`,
+        `${tool.name} asked the user something it cannot ask: ${field ? `${field} ` : ''}${problem}`,
       ),
     };
   }
@@ -149,6 +156,7 @@ async function askPolicy(
     ...(assignees !== undefined ? { assignees } : {}),
     ...(quorum !== undefined && made.draft.kind === 'approval' ? { quorum } : {}),
     ...(allowRequester !== undefined ? { allowRequester } : {}),
+    ...keep,
   });
   if ('result' in policy) return policy;
   return { draft: extend(made.draft, policy.fields) };

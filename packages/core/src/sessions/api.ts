@@ -188,6 +188,8 @@ export interface Sessions<TOutput = string> {
   /**
    * Timeouts that fire (DESIGN §14): resolves every expired interaction of the runs the store lists
    * (`listExpired`), as `expire` does, and lets each run go on. Call it from a cron job or a timer.
+   * It also sends the reminders and applies the escalation steps that are due (DESIGN §30), calling
+   * `onInteraction(pending, run, { reason: 'reminder' | 'escalated' })` once each, across sweepers.
    * A run another worker holds, or one that fails, is reported in `skipped` and left for next time.
    */
   sweep(options?: SweepOptions): Promise<SweepResult<TOutput>>;
@@ -211,6 +213,18 @@ export interface Sessions<TOutput = string> {
    * `send` or `retry` continues an aborted run. A closed event stream never stops a run.
    */
   stop(runId: string, request?: StopRequest, options?: TurnOptions): Promise<StopResult<TOutput>>;
+  /**
+   * More time (DESIGN §30): moves the expiry of pending interaction `interactionId` `ms` later (its
+   * reminder, if it has one, is due again before the new expiry). An assignee of the ask or the run's
+   * principal may extend it; anyone else gets `NOT_ASSIGNEE` (or `RUN_NOT_FOUND` where the run is
+   * hidden from them). An ask that never expires is `WRONG_KIND`; one already expired, `NOT_WAITING`.
+   */
+  extend(
+    runId: string,
+    interactionId: string,
+    request: ExtendRequest,
+    options?: TurnOptions,
+  ): Promise<SessionResult<TOutput>>;
   /**
    * The inbox (DESIGN §20): pending interactions across runs, oldest first, one page at a time
    * (`cursor` null on the last page), read from the store's index (`listPending`) without loading
@@ -252,6 +266,11 @@ export interface Sessions<TOutput = string> {
    * An unknown version or interaction throws `POINT_NOT_FOUND`.
    */
   fork(runId: string, request: ForkRequest, options?: SessionOptions): Promise<SessionResult<TOutput>>;
+}
+
+/** What {@link Sessions.extend} takes: how much later the ask expires, in ms (> 0). */
+export interface ExtendRequest {
+  ms: number;
 }
 
 /** What {@link Sessions.stop} takes. */

@@ -1,6 +1,7 @@
 /** Sessions: runs kept in a store between requests, claimed before each turn; the store contract. */
 
 export type {
+  ExtendRequest,
   ForkAt,
   ForkRequest,
   GetOptions,

@@ -41,6 +41,7 @@ import type { AnyAgent } from '../tools/index.js';
 import type { ChatMessage, PendingInteraction, TurnOptions, TurnStatus } from '../types.js';
 import type { RunHead } from './api.js';
 import { pendingEntries } from './inbox.js';
+import { nextWake } from './schedule.js';
 import type { PutOptions, SnapshotStore, StoredLease } from './store.js';
 
 /** A run as read from the store. */
@@ -305,12 +306,10 @@ export async function readTranscript(store: SnapshotStore, run: Run): Promise<Ch
   return run.state.context.messages.slice(window?.summary ?? 0);
 }
 
-/** When the run's earliest pending interaction expires: what a write at rest keeps for `listExpired`. */
+/**
+ * When the sweeper should next look at the run: its earliest pending expiry, or an earlier reminder
+ * or escalation step due (DESIGN §30). What a write at rest keeps for `listExpired`.
+ */
 export function earliestExpiry(run: Run): string | null {
-  return (
-    pendingInteractions(run.state.context)
-      .map((interaction) => interaction.expiresAt)
-      .filter((value): value is string => value !== null)
-      .sort()[0] ?? null
-  );
+  return nextWake(pendingInteractions(run.state.context));
 }

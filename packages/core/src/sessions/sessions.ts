@@ -30,10 +30,12 @@ import { pendingInteractions } from '../machine/index.js';
 import { assertSerializable } from '../snapshot/index.js';
 import type { TurnOptions } from '../types.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
+import { extendAsk } from './extend.js';
 import { forkRun, historyOf } from './history.js';
 import { readInbox } from './inbox.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce, onInteractionOf } from './notify.js';
+import { escalatedLinkError, keepAsks } from './reminders.js';
 import { repeatOf } from './repeats.js';
 import { readHead, readTranscript } from './rows.js';
 import { stopRun } from './stop.js';
@@ -273,6 +275,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       const skipped: { runId: string; error: Error }[] = [];
       for (const runId of await listExpired(store, at, limit)) {
         try {
+          // Reminders and escalation steps due (DESIGN §30), then whatever expired.
+          await keepAsks(turns, store, onInteraction, runId, turnOptions);
           swept.push(await this.expire(runId, turnOptions));
         } catch (error) {
           skipped.push({ runId, error: error instanceof Error ? error : new Error(String(error)) });
@@ -283,6 +287,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     play: async (claim, options = {}) => settle(await playClaim(claim, options), options),
     stop: (runId, request, options = {}) => stopRun(turns, store, runId, request, options),
     inbox: (filter) => readInbox(store, filter),
+    extend: async (runId, interactionId, request, options = {}) =>
+      settle(await extendAsk(turns, store, runId, interactionId, request, options), options),
     async answerLink(runId, interactionId, options) {
       checkLinkOptions(options);
       // Read, and its response checked, as the link's principal will answer: an ask assigned to
@@ -319,6 +325,11 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       try {
         return await answerByLink(claims, body, linkOptions);
       } catch (error) {
+        // A link made for an assignee the ask was escalated away from no longer works (DESIGN §30).
+        if (error instanceof StateError && error.code === 'NOT_ASSIGNEE' && claims.principal !== undefined) {
+          const stored = await load(claims.runId, {});
+          throw escalatedLinkError(stored.run, claims.interactionId, claims.principal) ?? error;
+        }
         // A used link's principal may no longer see the run (it moved on, or ended): still 410.
         if (!(error instanceof StateError) || error.code !== 'RUN_NOT_FOUND') throw error;
         const stored = await load(claims.runId, {}).catch(() => undefined);
