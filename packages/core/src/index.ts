@@ -69,6 +69,7 @@ export type {
   PlayOptions,
   PointReason,
   RunHead,
+  SendOptions,
   SessionOptions,
   SessionResult,
   SessionStart,

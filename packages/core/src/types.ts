@@ -231,6 +231,12 @@ export type AgentEvent = EventBase &
         policy: 'retry' | 'ask' | 'reconcile';
       }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
+    /**
+     * Late input (DESIGN §30): a message was queued (`send` with `mode: 'queue'`; emitted by that
+     * call, under the run's last `seq`, as it takes no step of the run), then added to the
+     * transcript before a model call, once (`message_delivered`, by the worker playing the turn).
+     */
+    | { type: 'message_queued' | 'message_delivered'; messageId: string }
     | {
         /** One approval towards a quorum, short of it: the interaction stays pending. */
         type: 'approval_recorded';

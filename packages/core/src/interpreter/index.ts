@@ -15,7 +15,7 @@ export {
   estimateTokens,
   SUMMARY_PREFIX,
 } from './compaction.js';
-export { beginTurn } from './events.js';
+export { beginTurn, emit } from './events.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';
 export { completedOutput } from './output.js';

@@ -162,12 +162,14 @@ export interface Sessions<TOutput = string> {
     responses: ResponseInput[],
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
-  /** Sends the next user message (superseding whatever is pending). */
-  send(
-    runId: string,
-    input: string | ChatMessage[],
-    options?: SessionOptions,
-  ): Promise<SessionResult<TOutput>>;
+  /**
+   * Sends the next user message. By default (`mode: 'supersede'`) it supersedes whatever is
+   * pending and plays a turn now. With `mode: 'queue'` (DESIGN §30) it waits its turn: while a turn
+   * plays it is stored on the run and added before that worker's next model call, once (even across
+   * takeovers); while asks wait it stays queued until they are answered; on a run at rest otherwise
+   * it plays a turn now. Returns the run's state with a `message_queued` event.
+   */
+  send(runId: string, input: string | ChatMessage[], options?: SendOptions): Promise<SessionResult<TOutput>>;
   /** Retries a failed, aborted or max_steps run, or finishes the turn of a worker that died. */
   retry(runId: string, options?: SessionOptions): Promise<SessionResult<TOutput>>;
   /** Resolves whatever has expired (for a sweeper over `store.listExpired`); nothing expired: the run as it is. */
@@ -271,6 +273,18 @@ export interface Sessions<TOutput = string> {
 /** What {@link Sessions.extend} takes: how much later the ask expires, in ms (> 0). */
 export interface ExtendRequest {
   ms: number;
+}
+
+/** What {@link Sessions.send} takes besides the turn options (DESIGN §30). */
+export interface SendOptions extends SessionOptions {
+  /**
+   * `'supersede'` (the default, DESIGN §14): the message answers whatever is pending with
+   * `superseded_by_user_message` and a turn plays it now. `'queue'`: it waits its turn — added
+   * before the next model call of the turn playing, or kept until the run's asks are answered.
+   */
+  mode?: 'supersede' | 'queue' | undefined;
+  /** `mode: 'queue'`: the message's idempotency key (default: a new one). Queuing an id again adds nothing. */
+  messageId?: string | undefined;
 }
 
 /** What {@link Sessions.stop} takes. */

@@ -33,6 +33,7 @@ import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './
 import { extendAsk } from './extend.js';
 import { forkRun, historyOf } from './history.js';
 import { readInbox } from './inbox.js';
+import { hasLeftQueued, playQueued, queueInput } from './late-input.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce, onInteractionOf } from './notify.js';
 import { escalatedLinkError, keepAsks } from './reminders.js';
@@ -81,10 +82,13 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   const announcing = new Set<string>();
   /** Every call ends here: pending interactions its run has not announced yet are announced. */
   const settle = async (
-    result: SessionResult<unknown>,
+    given: SessionResult<unknown>,
     options: TurnOptions = {},
-  ): Promise<SessionResult<unknown>> =>
-    onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
+  ): Promise<SessionResult<unknown>> => {
+    // A message queued as the turn ended (DESIGN §30) is played now that the run rests.
+    const result = hasLeftQueued(given) ? ((await playQueued(turns, given.runId, options)) ?? given) : given;
+    return onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
+  };
 
   /** Applies responses and plays the turn; with `link` (an answer link's id), records it in the claim, once. */
   async function respondOnce(
@@ -198,7 +202,17 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     provideInput: async (runId, input, options) =>
       respond(runId, [{ ...responseFields(input), type: 'input' }], options),
     respond,
-    async send(runId, input, options = {}) {
+    async send(runId, input, given = {}) {
+      const { mode = 'supersede', messageId: _id, ...options } = given;
+      if (mode !== 'supersede' && mode !== 'queue') {
+        throw new TurnkitError(
+          'CONFIG_INVALID',
+          `sessions.send: mode is 'supersede' (the default) or 'queue', got ${JSON.stringify(mode)}.`,
+        );
+      }
+      // Late input (DESIGN §30): queued while a turn plays or asks wait; at rest otherwise, a new turn.
+      const queued = mode === 'queue' ? await queueInput(turns, store, runId, input, given) : null;
+      if (queued) return settle(queued, options);
       const loaded = await load(runId, options);
       if (leased(loaded)) throw busy(runId);
       if (isClaim(loaded.run)) {
