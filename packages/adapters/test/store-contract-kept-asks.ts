@@ -3,19 +3,25 @@
  * run whose reminder or escalation step is due (the row's next wake), the store's compare-and-set
  * makes two sweepers at once — two clients of the store, as two processes are — fire each reminder
  * and escalation once, the inbox index shows the escalated assignees, and an extension moves the
- * wake so the old expiry passes unswept.
+ * wake so the old expiry passes unswept. Late input: `queueMessage` keeps a queue beside the run
+ * that writes carry on and only `dequeue` shortens, in the write's own atomic step; sessions over
+ * the store deliver a queued message once, to a run waiting on an ask and across a worker that
+ * died mid-tool.
  */
 import {
   askUserQuestion,
+  type ChatMessage,
   createSessions,
   defineAgent,
+  defineTool,
   type InteractionNotice,
   type PendingInteraction,
   type SnapshotStore,
 } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { StoreFixture } from './helpers/store-fixtures.js';
+import { z } from 'zod';
+import { expectConflict, freshRunId, partsHead, type StoreFixture } from './helpers/store-fixtures.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2031-05-05T08:00:00.000Z');
@@ -108,6 +114,159 @@ export function describeKeptAsksContract(fixture: () => StoreFixture): void {
       expect(calls).toEqual(['asked:alice', 'escalated:bob', 'escalated:carol', 'reminder:carol']);
       const expired = await sessions.sweep({ now: at(34 * HOUR) });
       expect(expired.swept.find((run) => run.runId === paused.runId)?.status).toBe('completed');
+    });
+  });
+
+  describe('late input (queueMessage, dequeue)', () => {
+    let store: SnapshotStore & Required<Pick<SnapshotStore, 'queueMessage'>>;
+    let peer: SnapshotStore;
+    const entry = (id: string, text = id) => ({
+      id,
+      messages: JSON.stringify([{ role: 'user', content: text }]),
+    });
+    const ids = (queued: { id: string }[] | undefined) => (queued ?? []).map((queuedEntry) => queuedEntry.id);
+    beforeAll(() => {
+      const given = fixture();
+      expect(typeof given.store.queueMessage).toBe('function');
+      store = given.store as typeof store;
+      peer = given.peer ?? store;
+    });
+
+    it('queues beside the run without moving the version; an id twice is queued once; reads return it', async () => {
+      expect(await store.queueMessage(freshRunId('queue-missing'), entry('a'))).toBeNull();
+      const runId = freshRunId('queue-rest');
+      await store.put(runId, 'at rest', { expectedVersion: null });
+      expect(await store.queueMessage(runId, entry('a', 'thaw — one “HeLa” vial'))).toEqual({ live: false });
+      expect(await peer.queueMessage!(runId, entry('a'))).toEqual({ live: false });
+      expect(await store.queueMessage(runId, entry('b'))).toEqual({ live: false });
+      const read = await store.get(runId);
+      expect(read?.version).toBe(1);
+      expect(read?.snapshot).toBe('at rest');
+      expect(read?.queued).toEqual([entry('a', 'thaw — one “HeLa” vial'), entry('b')]);
+      const claimed = freshRunId('queue-live');
+      await store.put(claimed, 'claimed', { expectedVersion: null, lease: { owner: 'w', ms: 60_000 } });
+      expect(await store.queueMessage(claimed, entry('c'))).toEqual({ live: true });
+      expect(ids((await store.renew(claimed, { owner: 'w', version: 1, ms: 60_000 }))?.queued)).toEqual([
+        'c',
+      ]);
+    });
+
+    it('keeps the queue across writes; only a write that succeeds removes the ids it names', async () => {
+      const runId = freshRunId('queue-dequeue');
+      await store.put(runId, 'v1', { expectedVersion: null });
+      await store.queueMessage(runId, entry('a'));
+      await store.queueMessage(runId, entry('b'));
+      const kept = await store.put(runId, 'v2', { expectedVersion: 1 });
+      expect(ids(kept.queued)).toEqual(['a', 'b']);
+      await expectConflict(store.put(runId, 'stale', { expectedVersion: 1, dequeue: ['a'] }));
+      expect(ids((await store.get(runId))?.queued)).toEqual(['a', 'b']);
+      const taken = await store.put(runId, 'v3', { expectedVersion: 2, dequeue: ['a'] });
+      expect(ids(taken.queued)).toEqual(['b']);
+      if (store.putParts) {
+        const parts = await store.putParts(
+          runId,
+          { mode: 'rewrite', head: partsHead('queue'), messages: '', resolved: '' },
+          { expectedVersion: 3, dequeue: ['b'] },
+        );
+        expect(parts.queued).toBeUndefined();
+      } else {
+        await store.put(runId, 'v4', { expectedVersion: 3, dequeue: ['b'] });
+      }
+      expect((await store.get(runId))?.queued).toBeUndefined();
+    });
+
+    it('sessions deliver a message queued while an ask waits once, when it is answered', async () => {
+      const requests: ChatMessage[][] = [];
+      const agent = defineAgent({
+        name: 'lab',
+        instructions: 'Lab assistant.',
+        model: scriptedModel(
+          [
+            {
+              toolCalls: [
+                {
+                  name: 'AskUserQuestion',
+                  arguments: {
+                    questions: [{ question: 'Line?', header: 'Line', options: ['K562', 'HeLa'] }],
+                  },
+                },
+              ],
+            },
+            'done',
+          ].map((step) => (request: { messages: ChatMessage[] }) => {
+            requests.push(request.messages);
+            return step as never;
+          }),
+        ),
+        tools: [askUserQuestion()],
+      });
+      const sessions = createSessions({ agent, store });
+      const other = createSessions({ agent, store: peer });
+      const paused = await sessions.start('thaw');
+      await Promise.all([
+        other.send(paused.runId, 'and log it', { mode: 'queue', messageId: 'late-1' }),
+        sessions.send(paused.runId, 'and log it', { mode: 'queue', messageId: 'late-1' }),
+      ]);
+      const done = await other.answer(paused.runId, { answers: 'K562' });
+      expect(done.status).toBe('completed');
+      const told = requests.map(
+        (messages) => messages.filter((message) => message.content === 'and log it').length,
+      );
+      expect(told).toEqual([0, 1]);
+      expect((await store.get(paused.runId))?.queued).toBeUndefined();
+    });
+
+    it('a worker that dies mid-tool while a message is queued: the takeover delivers it once', async () => {
+      const requests: ChatMessage[][] = [];
+      const runs: string[] = [];
+      let entered = () => {};
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      const scan = defineTool({
+        name: 'scan',
+        description: 'Scan the freezer',
+        input: z.object({}),
+        execute: async (_input, ctx) => {
+          runs.push(ctx.idempotencyKey);
+          if (runs.length === 1) {
+            entered();
+            await new Promise(() => undefined);
+          }
+          return { racks: 12 };
+        },
+      });
+      const agent = defineAgent({
+        name: 'lab',
+        instructions: 'Lab assistant.',
+        model: scriptedModel(
+          [{ toolCalls: [{ name: 'scan', arguments: {} }] }, 'done'].map(
+            (step) => (request: { messages: ChatMessage[] }) => {
+              requests.push(request.messages);
+              return step as never;
+            },
+          ),
+        ),
+        tools: [scan],
+      });
+      const leaseMs = fixture().clock.leaseMs;
+      const runId = freshRunId('late-dead');
+      const dead: SnapshotStore = { ...store, renew: () => Promise.reject(new Error('ETIMEDOUT')) };
+      void createSessions({ agent, store: dead, leaseMs })
+        .start({ input: 'scan', runId })
+        .catch(() => undefined);
+      await inside;
+      const sessions = createSessions({ agent, store: peer, leaseMs });
+      expect((await sessions.send(runId, 'and log it', { mode: 'queue' })).status).toBe('running');
+      await fixture().clock.elapse(leaseMs * 2);
+      const done = await sessions.retry(runId);
+      expect(done.status).toBe('completed');
+      expect(runs).toHaveLength(2);
+      const told = requests.map(
+        (messages) => messages.filter((message) => message.content === 'and log it').length,
+      );
+      expect(told).toEqual([0, 1]);
+      expect((await store.get(runId))?.queued).toBeUndefined();
     });
   });
 }
