@@ -232,9 +232,9 @@ export type AgentEvent = EventBase &
       }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
     /**
-     * Late input (DESIGN §30): a message was queued (`send` with `mode: 'queue'`; emitted by that
-     * call, under the run's last `seq`, as it takes no step of the run), then added to the
-     * transcript before a model call, once (`message_delivered`, by the worker playing the turn).
+     * Late input (DESIGN §30), emitted by the worker playing the turn: a message queued with `send`
+     * (`mode: 'queue'`) reached it (`message_queued`: it holds the message now), then was added to
+     * the transcript before a model call, once (`message_delivered`).
      */
     | { type: 'message_queued' | 'message_delivered'; messageId: string }
     | {

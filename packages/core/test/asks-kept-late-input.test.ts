@@ -84,17 +84,19 @@ describe("send with mode 'queue'", () => {
     await gated.inside;
     const queued = await other.send('run_late_playing', LATE, { mode: 'queue', messageId: 'msg-1' });
     expect(queued.status).toBe('running');
-    expect(queued.events.filter((event) => event.type === 'message_queued')).toMatchObject([
-      { messageId: 'msg-1' },
-    ]);
+    expect(queued.queued).toEqual({ messageId: 'msg-1' });
     await sleep(5);
     gated.release();
     const done = await playing;
     expect(done.status).toBe('completed');
     expect(seen(requests)).toEqual([0, 1]);
-    expect(done.events.filter((event) => event.type === 'message_delivered')).toMatchObject([
-      { messageId: 'msg-1' },
+    // The worker announced it once it held it, then delivered it, in the run's own sequence.
+    const late = done.events.filter((event) => event.type.startsWith('message_'));
+    expect(late).toMatchObject([
+      { type: 'message_queued', messageId: 'msg-1' },
+      { type: 'message_delivered', messageId: 'msg-1' },
     ]);
+    expect(late[1]!.seq).toBeGreaterThan(late[0]!.seq);
     // The tool's result comes first, then the message: every call keeps its one result.
     expect(done.messages.map((message) => message.role)).toEqual([
       'user',

@@ -26,6 +26,8 @@ export type SessionResult<TOutput = string> = TurnResult<TOutput> & {
   claim?: TurnClaim;
   /** For a run started by {@link Sessions.fork}: the run and stored version it was forked from. */
   forkedFrom?: { runId: string; version: number };
+  /** From `send` with `mode: 'queue'` (DESIGN §30): the id the message was queued under. */
+  queued?: { messageId: string };
 };
 
 /**
@@ -167,7 +169,8 @@ export interface Sessions<TOutput = string> {
    * pending and plays a turn now. With `mode: 'queue'` (DESIGN §30) it waits its turn: while a turn
    * plays it is stored on the run and added before that worker's next model call, once (even across
    * takeovers); while asks wait it stays queued until they are answered; on a run at rest otherwise
-   * it plays a turn now. Returns the run's state with a `message_queued` event.
+   * it plays a turn now. Returns the run's state with `queued: { messageId }`; the worker that takes
+   * the message emits `message_queued`, then `message_delivered` as it adds it.
    */
   send(runId: string, input: string | ChatMessage[], options?: SendOptions): Promise<SessionResult<TOutput>>;
   /** Retries a failed, aborted or max_steps run, or finishes the turn of a worker that died. */

@@ -1,8 +1,10 @@
 /**
  * Late input (DESIGN §30): `sessions.send(runId, message, { mode: 'queue' })`. The message is kept
  * on the run's row, beside its versioned content (`store.queueMessage`), under an id of its own:
- * - while a turn plays, the worker holding it sees the queue (its claim's read, then its renewals)
- *   and adds the message to the transcript before its next model call (`message_delivered`);
+ * - while a turn plays, the worker holding it sees the queue (its claim's read, then its renewals:
+ *   `message_queued`) and adds the message to the transcript before its next model call
+ *   (`message_delivered`). Both events are the worker's, so they take their place in the run's
+ *   sequence like every other;
  * - while the run waits on asks, it stays queued until they are answered: the turn that answers
  *   delivers it the same way;
  * - a run at rest otherwise gets it as a new turn at once (there is nothing to wait for).
@@ -18,35 +20,15 @@ import {
   emit,
   markInDoubt,
   newRunId,
-  type Run,
   sendUserMessage,
   stateOf,
   toMessages,
 } from '../interpreter/index.js';
-import type { ChatMessage, TurnOptions } from '../types.js';
+import type { ChatMessage } from '../types.js';
 import type { SendOptions, SessionOptions, SessionResult } from './api.js';
-import { leftQueue, readQueue, take } from './queued.js';
+import { leftQueue, noticeQueued, readQueue, take } from './queued.js';
 import type { SnapshotStore } from './store.js';
 import { isClaim, originOf, type SessionTurns } from './turns.js';
-
-/** The `message_queued` event, told to the caller: under the run's last seq, as it takes no step of the run. */
-function queuedEvent(result: SessionResult<unknown>, run: Run, messageId: string, options: TurnOptions) {
-  const event = {
-    type: 'message_queued' as const,
-    messageId,
-    runId: run.runId,
-    turn: run.turn,
-    seq: run.seq,
-    at: new Date().toISOString(),
-    agentPath: run.agentPath,
-  };
-  result.events = [...result.events, event];
-  try {
-    options.onEvent?.(event);
-  } catch {
-    // An observer's bug must not change the run it observes.
-  }
-}
 
 /**
  * Plays a new turn on a run at rest that has queued messages and no asks waiting (a message that
@@ -70,6 +52,7 @@ export async function playQueued(
   if (entries.length === 0) return null;
   beginTurn(run, 'input');
   markInDoubt(run);
+  noticeQueued(run, entries);
   const { ids, messages } = take(run, entries);
   sendUserMessage(run, messages);
   for (const id of ids) emit(run, { type: 'message_delivered', messageId: id });
@@ -89,8 +72,8 @@ export function hasLeftQueued(result: SessionResult<unknown>): boolean {
 
 /**
  * `send` with `mode: 'queue'` on a run that a turn plays, or whose asks wait: the message is queued
- * on the row. Returns the run's state with the `message_queued` event, or null when the run rests
- * with nothing to wait for (the caller then sends the message as a new turn).
+ * on the row. Returns the run's state with `queued: { messageId }`, or null when the run rests with
+ * nothing to wait for (the caller then sends the message as a new turn).
  */
 export async function queueInput(
   turns: SessionTurns,
@@ -122,6 +105,6 @@ export async function queueInput(
   // No worker held the run when the message landed: a turn that ended meanwhile goes on with it.
   const played = queued.live ? null : await playQueued(turns, runId, turnOptions);
   const result = played ?? turns.current(await turns.load(runId, turnOptions));
-  queuedEvent(result, loaded.run, messageId, turnOptions);
+  result.queued = { messageId };
   return result;
 }

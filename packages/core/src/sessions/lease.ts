@@ -81,6 +81,8 @@ export interface HoldOptions {
   claimSeesStop?: boolean;
   /** Ends the hold when aborted, as a refused renewal would (a worker handing the turn back). */
   handBack?: AbortSignal | undefined;
+  /** Told the messages queued on the run (DESIGN §30) whenever a renewal returns some. */
+  onQueued?: ((queued: QueuedMessage[]) => void) | undefined;
 }
 
 /** The error a worker that lost its claim throws instead of writing a result. */
@@ -131,6 +133,7 @@ export function holdRun(options: HoldOptions): Hold {
       stopCheckedAt = Math.max(stopCheckedAt, sentAt);
       if (renewed?.stop) stopRequest ??= renewed.stop;
       queued = renewed?.queued ?? [];
+      if (queued.length > 0) options.onQueued?.(queued);
       return true;
     } catch (error) {
       // A refusal means another worker took the run; any other failure is retried on the next

@@ -12,6 +12,8 @@ import type { QueuedMessage } from './store.js';
 const readQueues = new WeakMap<Run, QueuedMessage[]>();
 /** Ids of queued messages added to each run's transcript by this process. */
 const deliveredIds = new WeakMap<Run, Set<string>>();
+/** Ids of queued messages this process announced (`message_queued`) on each run. */
+const noticedIds = new WeakMap<Run, Set<string>>();
 /** Ids delivered and not yet removed from the queue by a successful write. */
 const toDequeue = new WeakMap<Run, string[]>();
 /** What each run's last write at rest left queued (`WriteResult.queued`). */
@@ -60,11 +62,28 @@ export function take(run: Run, entries: QueuedMessage[]): { ids: string[]; messa
 }
 
 /**
+ * Emits `message_queued` for the entries `run` has not announced yet: the worker playing the turn
+ * now holds them (a renewal returned them, or its read did) and adds them before its next model call.
+ */
+export function noticeQueued(run: Run, entries: QueuedMessage[]): void {
+  const noticed = noticedIds.get(run) ?? new Set<string>();
+  noticedIds.set(run, noticed);
+  const delivered = deliveredIds.get(run);
+  for (const { id } of entries) {
+    if (noticed.has(id) || delivered?.has(id)) continue;
+    noticed.add(id);
+    emit(run, { type: 'message_queued', messageId: id });
+  }
+}
+
+/**
  * The fence's `lateInput`: adds to `run`'s transcript the queued messages it has not delivered —
  * those read with the run, and those the hold's last renewal returned — right before a model call.
  */
 export function deliverLate(run: Run, renewed: QueuedMessage[]): void {
-  const { ids, messages } = take(run, [...(readQueues.get(run) ?? []), ...renewed]);
+  const entries = [...(readQueues.get(run) ?? []), ...renewed];
+  noticeQueued(run, entries);
+  const { ids, messages } = take(run, entries);
   if (ids.length === 0) return;
   const { value, context } = run.state;
   // The step is settled (a model call is next), so a user message may follow it.
