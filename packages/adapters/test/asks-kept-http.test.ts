@@ -8,14 +8,13 @@
 import {
   askUserQuestion,
   type ChatMessage,
-  defineAgent,
   type InteractionNotice,
   memoryStore,
   type PendingInteraction,
 } from '@turnkit/core';
-import { scriptedModel } from '@turnkit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createHandler, type RouteInfo } from '../src/http/public.js';
+import { lineAgent, told } from './helpers/kept-asks.js';
 import { send } from './http-fixtures.js';
 
 const SWEEP_TOKEN = 'sweep-token-0123456789abcdef';
@@ -28,37 +27,13 @@ const sweeper = { authorization: `Bearer ${SWEEP_TOKEN}` };
 
 /** A question for ada, escalated to grace after 2 h, reminded 1 h before it expires at 10 h. */
 function keptAgent(requests: ChatMessage[][] = []) {
-  return defineAgent({
-    name: 'lab',
-    instructions: 'Lab assistant.',
-    model: scriptedModel(
-      [
-        {
-          toolCalls: [
-            {
-              name: 'AskUserQuestion',
-              arguments: {
-                questions: [{ question: 'Thaw which line?', header: 'Line', options: ['K562', 'HeLa'] }],
-              },
-            },
-          ],
-        },
-        'done',
-      ].map((step) => (request: { messages: ChatMessage[] }) => {
-        requests.push(request.messages);
-        return step as never;
-      }),
-    ),
-    tools: [
-      askUserQuestion({
-        timeoutMs: 10 * HOUR,
-        remindBeforeMs: HOUR,
-        assignees: ['user:ada'],
-        escalate: [{ afterMs: 2 * HOUR, assignees: ['user:grace'] }],
-      }),
-    ],
-    snapshot: { secret: SECRET },
+  const question = askUserQuestion({
+    timeoutMs: 10 * HOUR,
+    remindBeforeMs: HOUR,
+    assignees: ['user:ada'],
+    escalate: [{ afterMs: 2 * HOUR, assignees: ['user:grace'] }],
   });
+  return lineAgent(question, requests, { snapshot: { secret: SECRET } });
 }
 
 function keptHandler(requests: ChatMessage[][] = []) {
@@ -154,10 +129,7 @@ describe('HTTP: asks that are kept', () => {
     expect(queued.body).toMatchObject({ status: 'needs_input', queued: { messageId: 'm-1' } });
     const answered = await send(handler, 'POST', `${run}/answer`, { answers: 'K562' }, as('ada'));
     expect(answered.body.status).toBe('completed');
-    const told = requests.map(
-      (messages) => messages.filter((message) => message.content === 'and log it').length,
-    );
-    expect(told).toEqual([0, 1]);
+    expect(told(requests, 'and log it')).toEqual([0, 1]);
     const bad = await send(handler, 'POST', `${run}/messages`, { input: 'x', mode: 'later' }, as('owner'));
     expect(bad.status).toBe(400);
   });

@@ -12,15 +12,14 @@ import {
   askUserQuestion,
   type ChatMessage,
   createSessions,
-  defineAgent,
   defineTool,
   type InteractionNotice,
   type PendingInteraction,
   type SnapshotStore,
 } from '@turnkit/core';
-import { scriptedModel } from '@turnkit/core/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { lineAgent, told, toolAgent } from './helpers/kept-asks.js';
 import { expectConflict, freshRunId, partsHead, type StoreFixture } from './helpers/store-fixtures.js';
 
 const HOUR = 3_600_000;
@@ -29,34 +28,17 @@ const at = (ms: number) => new Date(T0 + ms);
 
 /** An agent whose question waits 10 h for alice: to bob after 2 h, carol after 4 h, reminded 1 h before expiry. */
 function keptAgent() {
-  return defineAgent({
-    name: 'lab',
-    instructions: 'Lab assistant.',
-    model: scriptedModel([
-      {
-        toolCalls: [
-          {
-            name: 'AskUserQuestion',
-            arguments: {
-              questions: [{ question: 'Thaw which line?', header: 'Line', options: ['K562', 'HeLa'] }],
-            },
-          },
-        ],
-      },
-      'done',
-    ]),
-    tools: [
-      askUserQuestion({
-        timeoutMs: 10 * HOUR,
-        remindBeforeMs: HOUR,
-        assignees: ['alice'],
-        escalate: [
-          { afterMs: 2 * HOUR, assignees: ['bob'] },
-          { afterMs: 4 * HOUR, assignees: ['carol'] },
-        ],
-      }),
-    ],
-  });
+  return lineAgent(
+    askUserQuestion({
+      timeoutMs: 10 * HOUR,
+      remindBeforeMs: HOUR,
+      assignees: ['alice'],
+      escalate: [
+        { afterMs: 2 * HOUR, assignees: ['bob'] },
+        { afterMs: 4 * HOUR, assignees: ['carol'] },
+      ],
+    }),
+  );
 }
 
 /** Sessions over `store` recording every onInteraction call as `reason:assignees`. */
@@ -177,29 +159,7 @@ export function describeKeptAsksContract(fixture: () => StoreFixture): void {
 
     it('sessions deliver a message queued while an ask waits once, when it is answered', async () => {
       const requests: ChatMessage[][] = [];
-      const agent = defineAgent({
-        name: 'lab',
-        instructions: 'Lab assistant.',
-        model: scriptedModel(
-          [
-            {
-              toolCalls: [
-                {
-                  name: 'AskUserQuestion',
-                  arguments: {
-                    questions: [{ question: 'Line?', header: 'Line', options: ['K562', 'HeLa'] }],
-                  },
-                },
-              ],
-            },
-            'done',
-          ].map((step) => (request: { messages: ChatMessage[] }) => {
-            requests.push(request.messages);
-            return step as never;
-          }),
-        ),
-        tools: [askUserQuestion()],
-      });
+      const agent = lineAgent(askUserQuestion(), requests);
       const sessions = createSessions({ agent, store });
       const other = createSessions({ agent, store: peer });
       const paused = await sessions.start('thaw');
@@ -209,10 +169,7 @@ export function describeKeptAsksContract(fixture: () => StoreFixture): void {
       ]);
       const done = await other.answer(paused.runId, { answers: 'K562' });
       expect(done.status).toBe('completed');
-      const told = requests.map(
-        (messages) => messages.filter((message) => message.content === 'and log it').length,
-      );
-      expect(told).toEqual([0, 1]);
+      expect(told(requests, 'and log it')).toEqual([0, 1]);
       expect((await store.get(paused.runId))?.queued).toBeUndefined();
     });
 
@@ -236,19 +193,7 @@ export function describeKeptAsksContract(fixture: () => StoreFixture): void {
           return { racks: 12 };
         },
       });
-      const agent = defineAgent({
-        name: 'lab',
-        instructions: 'Lab assistant.',
-        model: scriptedModel(
-          [{ toolCalls: [{ name: 'scan', arguments: {} }] }, 'done'].map(
-            (step) => (request: { messages: ChatMessage[] }) => {
-              requests.push(request.messages);
-              return step as never;
-            },
-          ),
-        ),
-        tools: [scan],
-      });
+      const agent = toolAgent(scan, requests);
       const leaseMs = fixture().clock.leaseMs;
       const runId = freshRunId('late-dead');
       const dead: SnapshotStore = { ...store, renew: () => Promise.reject(new Error('ETIMEDOUT')) };
@@ -262,10 +207,7 @@ export function describeKeptAsksContract(fixture: () => StoreFixture): void {
       const done = await sessions.retry(runId);
       expect(done.status).toBe('completed');
       expect(runs).toHaveLength(2);
-      const told = requests.map(
-        (messages) => messages.filter((message) => message.content === 'and log it').length,
-      );
-      expect(told).toEqual([0, 1]);
+      expect(told(requests, 'and log it')).toEqual([0, 1]);
       expect((await store.get(runId))?.queued).toBeUndefined();
     });
   });

@@ -68,15 +68,21 @@ function recorded(requests: ChatMessage[][], steps: ScriptedStep[]): ScriptedSte
   }) as ScriptedStep[];
 }
 
+/** An agent that scans the freezer (a gated tool), then answers: its requests and the tool's runs recorded. */
+function scanAgent() {
+  const requests: ChatMessage[][] = [];
+  const runs: string[] = [];
+  const gated = gatedTool(runs);
+  const agent = makeAgent(
+    recorded(requests, [{ toolCalls: [{ name: 'scan_freezer', arguments: {} }] }, 'done', 'again']),
+    { tools: [gated.tool] },
+  );
+  return { requests, runs, gated, agent };
+}
+
 describe("send with mode 'queue'", () => {
   it('while a turn plays: the worker adds it before its next model call, once', async () => {
-    const requests: ChatMessage[][] = [];
-    const runs: string[] = [];
-    const gated = gatedTool(runs);
-    const agent = makeAgent(
-      recorded(requests, [{ toolCalls: [{ name: 'scan_freezer', arguments: {} }] }, 'done', 'again']),
-      { tools: [gated.tool] },
-    );
+    const { requests, runs, gated, agent } = scanAgent();
     const store = memoryStore();
     const worker = createSessions({ agent, store, leaseMs });
     const other = createSessions({ agent, store, leaseMs });
@@ -169,13 +175,7 @@ describe("send with mode 'queue'", () => {
   });
 
   it('a worker that dies mid-tool while a message is queued: the worker that takes over delivers it once', async () => {
-    const requests: ChatMessage[][] = [];
-    const runs: string[] = [];
-    const gated = gatedTool(runs);
-    const agent = makeAgent(
-      recorded(requests, [{ toolCalls: [{ name: 'scan_freezer', arguments: {} }] }, 'done', 'again']),
-      { tools: [gated.tool] },
-    );
+    const { requests, runs, gated, agent } = scanAgent();
     const store = memoryStore();
     // The first worker's renewals never reach the store: once inside the tool it is as good as dead.
     const dead: SnapshotStore = { ...store, renew: () => Promise.reject(new Error('ETIMEDOUT')) };
