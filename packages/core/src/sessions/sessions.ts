@@ -85,8 +85,14 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     given: SessionResult<unknown>,
     options: TurnOptions = {},
   ): Promise<SessionResult<unknown>> => {
-    // A message queued as the turn ended (DESIGN §30) is played now that the run rests.
-    const result = hasLeftQueued(given) ? ((await playQueued(turns, given.runId, options)) ?? given) : given;
+    // Messages queued as a turn ended (DESIGN §30) are played now that the run rests; each turn
+    // needs a message that landed during the one before, so this ends when people stop typing.
+    let result = given;
+    while (hasLeftQueued(result)) {
+      const played = await playQueued(turns, result.runId, options);
+      if (!played) break;
+      result = played;
+    }
     return onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
   };
 
