@@ -12,6 +12,7 @@ import { inbox } from './commands/inbox.js';
 import { resume } from './commands/resume.js';
 import { runs } from './commands/runs.js';
 import { stop } from './commands/stop.js';
+import { tell } from './commands/tell.js';
 import { helpText } from './help.js';
 import { langFromEnv, translator } from './i18n.js';
 import { onInterrupt } from './interrupt.js';
@@ -29,6 +30,7 @@ async function run(options: CliOptions, ui: Ui): Promise<number> {
     if (options.command === 'inbox') return await inbox(app);
     if (options.command === 'resume') return await resume(app, options.args[0]);
     if (options.command === 'stop') return await stop(app, options.args);
+    if (options.command === 'tell') return await tell(app, options.args);
     return await chat(app, options.args);
   } finally {
     prompter.close();

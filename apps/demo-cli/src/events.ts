@@ -155,6 +155,10 @@ export function eventPrinter(ui: Ui, options: { json: boolean; calls: CallLog })
         line(`  ${color.green('↳')} ${color.dim(compact(shown))}`);
         break;
       }
+      case 'message_delivered':
+        // Late input (DESIGN §30): `tell` from another terminal, added before this model call.
+        line(`  ${color.cyan('✉')} ${color.dim(t('messageDelivered'))}`);
+        break;
       case 'turn_paused':
         line(color.dim(t('paused')));
         break;

@@ -13,6 +13,9 @@ Usage:
   turnkit-demo inbox              List what every saved run waits for, oldest first; answer one
   turnkit-demo stop <runId> [reason]  Stop a run from any terminal: a turn playing elsewhere ends
                                   before its next call; a waiting run's questions are cancelled
+  turnkit-demo tell <runId> <message>  Queue a message for a run from any terminal: a turn playing
+                                  elsewhere adds it before its next model call; a waiting run
+                                  keeps it until answered
   turnkit-demo ask '<json>'       Ask AskUserQuestion questions from a shell; prints {"answers":{…}}
 
 Options:
@@ -70,6 +73,8 @@ const zhCN = `turnkit-demo：TurnKit 交互演示。一个液氮冻存管理助�
   turnkit-demo inbox              列出所有已保存运行等待回答的事项（最早的在前），选一个回答
   turnkit-demo stop <runId> [原因]  从任意终端停止运行：别处正在进行的一轮在下一次调用前结束；
                                   等待中的运行其问题被取消
+  turnkit-demo tell <runId> <消息>  从任意终端为运行排队一条消息：别处正在进行的一轮在下一次
+                                  模型调用前加入它；等待中的运行在回答后再加入
   turnkit-demo ask '<json>'       在 shell 中提出 AskUserQuestion 问题；输出 {"answers":{…}}
 
 选项：

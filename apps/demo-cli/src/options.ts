@@ -7,7 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { MODEL_VARIABLE, ModelChoiceError, parseModelSpec } from '@turnkit/demo-models';
 import { type Lang, langFromEnv, parseLang, type Translate, translator } from './i18n.js';
 
-export type Command = 'chat' | 'resume' | 'runs' | 'inbox' | 'stop' | 'ask' | 'help' | 'version';
+export type Command = 'chat' | 'resume' | 'runs' | 'inbox' | 'stop' | 'tell' | 'ask' | 'help' | 'version';
 
 export interface CliOptions {
   command: Command;
@@ -31,7 +31,7 @@ export interface CliOptions {
 export const DEFAULT_DIR = '.turnkit/runs';
 /** The seed's question timeout: five minutes. */
 export const DEFAULT_TIMEOUT_SECONDS = 300;
-const COMMANDS = new Set<string>(['resume', 'runs', 'inbox', 'stop', 'ask', 'help']);
+const COMMANDS = new Set<string>(['resume', 'runs', 'inbox', 'stop', 'tell', 'ask', 'help']);
 
 const OPTIONS = {
   lang: { type: 'string' },

@@ -116,6 +116,21 @@ function cardOf(item, interaction) {
   return card;
 }
 
+/** A reminder or an escalation the sweeper fired for the ask (DESIGN §30), as a line of its item. */
+function noticeOf(notice) {
+  const time = h('time', { datetime: notice.at }, when(notice.at));
+  if (notice.reason === 'reminder') {
+    return h('div', { class: 'notice reminder' }, h('dt', {}, t('inboxReminded')), h('dd', {}, time));
+  }
+  const who = (notice.assignees ?? []).join(', ');
+  return h(
+    'div',
+    { class: 'notice escalated' },
+    h('dt', {}, t('inboxEscalated')),
+    h('dd', {}, `${who} · `, time),
+  );
+}
+
 /** One item of the list: what it is, a link to its run, then its card (read from the run). */
 async function itemOf(item) {
   const view = await call('GET', `/runs/${encodeURIComponent(item.runId)}`);
@@ -138,6 +153,8 @@ async function itemOf(item) {
         item.expiresAt
           ? meta(t('inboxExpires'), h('time', { datetime: item.expiresAt }, when(item.expiresAt)), 'expires')
           : null,
+        item.assignees ? meta(t('inboxAssignees'), item.assignees.join(', '), 'assignees') : null,
+        ...(item.notices ?? []).map(noticeOf),
       ),
       h('a', { class: 'open-run', href: linkTo('/', { run: item.runId }) }, t('inboxOpen')),
     ),

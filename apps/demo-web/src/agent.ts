@@ -41,6 +41,23 @@ export const DEFAULT_BUDGET: BudgetLimits = { steps: 12 };
 /** The seed's question timeout: five minutes. */
 export const DEFAULT_QUESTION_TIMEOUT_MS = 300_000;
 
+/** Who the demo's visitor is (it has no login): every caller, and an assignee of escalated asks. */
+export const DEMO_USER = 'you';
+/** Who a question left waiting half its time is escalated to, besides the visitor (DESIGN §30). */
+export const LAB_MANAGER = 'lab-manager';
+
+/**
+ * A waiting question is kept (DESIGN §30): escalated to the lab manager halfway through its time
+ * (the visitor stays an assignee, so the demo goes on), reminded when a fifth of it is left.
+ */
+function keptQuestion(timeoutMs: number) {
+  return {
+    timeoutMs,
+    remindBeforeMs: Math.max(1, Math.floor(timeoutMs / 5)),
+    escalate: [{ afterMs: Math.max(1, Math.floor(timeoutMs / 2)), assignees: [DEMO_USER, LAB_MANAGER] }],
+  };
+}
+
 /**
  * The demo agent: looks vials up, asks which to thaw (a question that times out), asks approval to
  * thaw them, reports; hands requests to store new vials to its storage sub-agent, whose question
@@ -72,7 +89,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanV
       queryInventory,
       thawVials,
       countVials(options.countMs),
-      askUserQuestion(timeoutMs > 0 ? { timeoutMs } : {}),
+      askUserQuestion(timeoutMs > 0 ? keptQuestion(timeoutMs) : {}),
       agentTool(storage, { description: 'Store new vials: pass the user’s request.', questions: 'bubble' }),
     ],
     output: ThawPlan,

@@ -11,8 +11,9 @@ import { serve } from '@hono/node-server';
 import { fileStore } from '@turnkit/adapters/file';
 import { createHandler } from '@turnkit/adapters/http';
 import { type AgentEvent, parseSnapshot, type SnapshotStore } from '@turnkit/core';
-import { createDemoAgent, type DemoAgentOptions } from './agent.js';
+import { createDemoAgent, DEMO_USER, type DemoAgentOptions } from './agent.js';
 import { initialFreezer } from './freezer.js';
+import { NoticeLog } from './notices.js';
 import { staticFiles } from './static.js';
 import { startSweeper } from './sweeper.js';
 
@@ -134,6 +135,7 @@ export function createDemoHandler(
 ): (request: Request) => Promise<Response> {
   const store = fileStore(options.dataDir ?? '.turnkit/web-runs');
   const asked = new AskedLog();
+  const notices = new NoticeLog();
   const api = createHandler({
     agent: createDemoAgent(options),
     store,
@@ -142,11 +144,17 @@ export function createDemoHandler(
     ...(options.sweepToken ? { sweepToken: options.sweepToken } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
     onEvent: asked.onEvent,
+    // No login: every visitor is the same principal, so an escalation that keeps them lets them answer.
+    authorize: () => ({ principal: DEMO_USER }),
+    // Reminders and escalations (DESIGN §30), which the sweeper fires, shown in the inbox.
+    onInteraction: notices.onInteraction,
   });
   const page = staticFiles();
   return async (request) => {
     const path = new URL(request.url).pathname;
     if (path !== API && !path.startsWith(`${API}/`)) return page(request);
+    if (path === `${API}/interactions` && request.method === 'GET')
+      return notices.withNotices(await api(request));
     return withDecisions(await api(request), path, store, asked);
   };
 }

@@ -97,6 +97,7 @@ describe('authorize(request, route)', () => {
       'retry',
       'stop',
       'fork',
+      'extend',
       'events',
       'sweep',
       'aiSdk',

@@ -107,6 +107,8 @@ describe.skipIf(!url)('postgresStore', () => {
         // Partial reads (DESIGN §22): the transcript log's length and where its window starts.
         { column_name: 'log_length', data_type: 'bigint', is_nullable: 'YES' },
         { column_name: 'log_window', data_type: 'bigint', is_nullable: 'YES' },
+        // Late input (DESIGN §30): messages queued on the run.
+        { column_name: 'queued', data_type: 'jsonb', is_nullable: 'YES' },
       ]);
       const { rows: logColumns } = await pool.query(
         `SELECT column_name, data_type, is_nullable FROM information_schema.columns

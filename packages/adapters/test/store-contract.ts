@@ -3,7 +3,8 @@
  * store: versions, compare-and-set, delete, expiry listing, large and unicode snapshots, concurrent
  * writers, leases (store-contract-leases.ts), row layout 2 (store-contract-parts.ts), sessions
  * over it (store-contract-sessions.ts), the inbox index (store-contract-pending.ts), steps recorded
- * mid-turn (store-contract-steps.ts) and stop marks (store-contract-stop.ts). To check a new store:
+ * mid-turn (store-contract-steps.ts), stop marks (store-contract-stop.ts) and kept asks
+ * (store-contract-kept-asks.ts). To check a new store:
  * `describeStoreContract('myStore', async () => ({ store, clock, teardown }))`.
  */
 import { ConflictError, type SnapshotStore } from '@turnkit/core';
@@ -18,6 +19,7 @@ import {
 import { describeClockContract } from './store-contract-clock.js';
 import { describeForksContract } from './store-contract-forks.js';
 import { describeHeadContract } from './store-contract-head.js';
+import { describeKeptAsksContract } from './store-contract-kept-asks.js';
 import { describeLeaseContract } from './store-contract-leases.js';
 import { describePartsContract } from './store-contract-parts.js';
 import { describePendingContract } from './store-contract-pending.js';
@@ -233,5 +235,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     describeHeadContract(() => raw);
     describeForksContract(() => fixture);
     describeWindowContract(() => raw);
+    describeKeptAsksContract(() => raw);
   });
 }

@@ -56,6 +56,7 @@ export {
 export type { ToolErrorCode } from './results.js';
 export { toolErrorResult } from './results.js';
 export type {
+  ExtendRequest,
   ForkAt,
   ForkRequest,
   GetOptions,
@@ -69,6 +70,7 @@ export type {
   PlayOptions,
   PointReason,
   RunHead,
+  SendOptions,
   SessionOptions,
   SessionResult,
   SessionStart,
@@ -100,6 +102,7 @@ export type {
   Assignees,
   CompactContext,
   CompactFunction,
+  EscalationStep,
   FunctionTool,
   FunctionToolConfig,
   Handoff,
@@ -112,6 +115,8 @@ export type {
   InputFilter,
   Instructions,
   InstructionsContext,
+  InteractionNotice,
+  KeptAskOptions,
   ParallelQuestionPolicy,
   QuestionInput,
   QuestionTool,

@@ -39,6 +39,7 @@ export type {
   PendingItem,
   PendingPage,
   PutOptions,
+  QueuedMessage,
   RenewOptions,
   RenewResult,
   SnapshotStore,

@@ -231,6 +231,12 @@ export type AgentEvent = EventBase &
         policy: 'retry' | 'ask' | 'reconcile';
       }
     | { type: 'interaction_requested'; interaction: PendingInteraction }
+    /**
+     * Late input (DESIGN §30), emitted by the worker playing the turn: a message queued with `send`
+     * (`mode: 'queue'`) reached it (`message_queued`: it holds the message now), then was added to
+     * the transcript before a model call, once (`message_delivered`).
+     */
+    | { type: 'message_queued' | 'message_delivered'; messageId: string }
     | {
         /** One approval towards a quorum, short of it: the interaction stays pending. */
         type: 'approval_recorded';

@@ -29,6 +29,7 @@ export const ROUTE_NAMES = [
   'retry',
   'stop',
   'fork',
+  'extend',
   'events',
   'sweep',
   'aiSdk',

@@ -6,12 +6,14 @@
 import {
   type AnyAgent,
   createSessions,
+  type ExtendRequest,
   type ForkRequest,
   type InboxFilter,
   type InboxPage,
   type OnInteraction,
   type ResponseInput,
   type RunHead,
+  type SendOptions,
   type SessionOptions,
   type SnapshotStore,
   type StopOutcome,
@@ -26,10 +28,19 @@ import { forNewRun } from './auth.js';
 import type { HeldBody } from './schemas.js';
 
 /** A turn result, with the stored version in store mode (and the claim of a deferred turn). */
-export type BackendResult = TurnResult<unknown> & { version?: number; claim?: TurnClaim };
+export type BackendResult = TurnResult<unknown> & {
+  version?: number;
+  claim?: TurnClaim;
+  queued?: { messageId: string };
+};
 
-/** A call's options; `defer` (store mode, `Prefer: respond-async`) claims the turn without playing it. */
-export type BackendOptions = TurnOptions & Pick<SessionOptions, 'defer'>;
+/**
+ * A call's options; `defer` (store mode, `Prefer: respond-async`) claims the turn without playing
+ * it; `mode` and `messageId` are a message's (store mode, DESIGN §30).
+ */
+export type BackendOptions = TurnOptions &
+  Pick<SessionOptions, 'defer'> &
+  Pick<SendOptions, 'mode' | 'messageId'>;
 
 /** The operations behind the routes. `held` carries the client's snapshot in client-held mode. */
 export interface RunBackend {
@@ -66,6 +77,13 @@ export interface RunBackend {
   inbox?(filter: InboxFilter): Promise<InboxPage>;
   /** Store mode: answers with an answer link, once (core's `sessions.answerWithLink`). */
   answerWithLink?(token: string, response: unknown, options: TurnOptions): Promise<BackendResult>;
+  /** Store mode: moves a pending ask's expiry later (core's `sessions.extend`, DESIGN §30). */
+  extend?(
+    runId: string,
+    interactionId: string,
+    request: ExtendRequest,
+    options: TurnOptions,
+  ): Promise<BackendResult>;
   /** Store mode: starts a new run from a kept point of the run (core's `sessions.fork`). */
   fork?(
     runId: string,
@@ -106,5 +124,7 @@ export function storeBackend(
       ? { inbox: (filter: InboxFilter) => sessions.inbox(filter) }
       : {}),
     fork: (runId, request, options) => sessions.fork(runId, request, options),
+    extend: (runId, interactionId, request, options) =>
+      sessions.extend(runId, interactionId, request, options),
   };
 }

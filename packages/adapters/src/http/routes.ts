@@ -1,7 +1,7 @@
 /**
  * The routes, relative to the handler's base path:
  * `POST /runs`, `GET /runs/:id`, `POST /runs/:id/{answer,approve,reject,cancel,input,messages,retry}`,
- * `POST /runs/:id/stop` (store mode, stop.ts)
+ * `POST /runs/:id/stop` (store mode, stop.ts), `POST /runs/:id/extend` (store mode, extend.ts)
  * and `GET /runs/:id/events` (SSE, resumable with `Last-Event-ID`); `GET /interactions` (inbox.ts);
  * `POST /sweep` is registered by
  * the handler (see handler.ts). Each one is registered with its name from the closed list of
@@ -27,6 +27,7 @@ import type { HandlerEnv } from './auth.js';
 import { type Authorize, authorizeRoute, type RouteName, unauthorizedResponse } from './auth.js';
 import type { BackendOptions, BackendResult, RunBackend } from './backend.js';
 import { readJson } from './body.js';
+import type { extendRoute } from './extend.js';
 import type { forkRoute } from './fork.js';
 import type { registerInbox } from './inbox.js';
 import { HttpProblem } from './problem.js';
@@ -53,11 +54,12 @@ export interface RouteDeps {
   context?: (request: Request) => unknown | Promise<unknown>;
   /** Background turns: where `Prefer: respond-async` requests enqueue their claimed turn. */
   queue?: TurnQueue;
-  /** Store mode's own routes (stop, inbox, fork), handed in by `createHandler` only. */
+  /** Store mode's own routes (stop, inbox, fork, extend), handed in by `createHandler` only. */
   storeRoutes?: {
     stopRoute: typeof stopRoute;
     registerInbox: typeof registerInbox;
     forkRoute: typeof forkRoute;
+    extendRoute: typeof extendRoute;
   };
   /** Fresh options for one call: the hub-publishing `onEvent`, `onError`, the clock, the principal. */
   turnOptions(c: Context<HandlerEnv>): TurnOptions & { onEvent: RequestOnEvent };
@@ -214,13 +216,30 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
 
   app.post('/runs/:id/messages', guard('message'), async (c) => {
     const runId = runIdOf(c);
-    const { input, snapshot } = parseBody(deps.schemas.messages, await body(c)) as HeldBody & {
+    const { input, snapshot, mode, messageId } = parseBody(
+      deps.schemas.messages,
+      await body(c),
+    ) as HeldBody & {
       input: string;
+      mode?: 'supersede' | 'queue';
+      messageId?: string;
     };
+    if (mode === 'queue' && backend.clientHeld) {
+      throw new HttpProblem(
+        'BAD_REQUEST',
+        "mode 'queue' needs a store: a client-held run plays in no worker that could hold the message. Send it without `mode` once the turn has ended.",
+      );
+    }
+    const late = mode === undefined ? {} : { mode, ...(messageId !== undefined ? { messageId } : {}) };
     return playOrDefer(
       c,
-      (options) => backend.send(runId, input, { snapshot }, options),
-      (result) => settled(c, result),
+      (options) => backend.send(runId, input, { snapshot }, { ...options, ...late }),
+      async (result) => {
+        // Queued (DESIGN §30): accepted for the turn playing, or for when the asks are answered.
+        if (!result.queued) return settled(c, result);
+        await deps.publishState(result);
+        return c.json({ ...view(c, result), queued: result.queued }, 202);
+      },
     );
   });
 
@@ -243,6 +262,10 @@ export function registerRoutes(app: Hono<HandlerEnv>, deps: RouteDeps): void {
   if (store && backend.fork) {
     const fork = backend.fork;
     app.post('/runs/:id/fork', guard('fork'), store.forkRoute({ ...deps, fork, runIdOf, view }));
+  }
+  if (store && backend.extend) {
+    const extend = backend.extend;
+    app.post('/runs/:id/extend', guard('extend'), store.extendRoute({ ...deps, extend, runIdOf, view }));
   }
 
   /**

@@ -56,7 +56,13 @@ export function bodySchemas(clientHeld: boolean) {
       value: z.unknown().refine((value) => value !== undefined, 'the form value is required'),
       ...held,
     }),
-    messages: z.strictObject({ input: z.string().min(1), ...held }),
+    messages: z.strictObject({
+      input: z.string().min(1),
+      // DESIGN §30: 'queue' waits for the turn playing (or the asks waiting); store mode only.
+      mode: z.enum(['supersede', 'queue']).optional(),
+      messageId: z.string().min(1).max(200).optional(),
+      ...held,
+    }),
     retry: z.strictObject({ ...held }),
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Store mode as one value: its backend (core's sessions) and the routes only it serves (sweep,
- * answer links, stop, inbox, fork). `createHandler` hands it to the handler's body;
+ * answer links, stop, inbox, fork, extend). `createHandler` hands it to the handler's body;
  * `createClientHeldHandler` does not, so a bundle of that one holds none of it (issue 27).
  */
 import { storeBackend } from './backend.js';
+import { extendRoute } from './extend.js';
 import { forkRoute } from './fork.js';
 import { registerInbox } from './inbox.js';
 import { registerAnswerLink } from './links.js';
@@ -19,6 +20,7 @@ export interface StoreMode {
   stopRoute: typeof stopRoute;
   registerInbox: typeof registerInbox;
   forkRoute: typeof forkRoute;
+  extendRoute: typeof extendRoute;
   checkOptions: typeof checkStoreOnlyOptions;
 }
 
@@ -30,5 +32,6 @@ export const storeMode: StoreMode = {
   stopRoute,
   registerInbox,
   forkRoute,
+  extendRoute,
   checkOptions: checkStoreOnlyOptions,
 };

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { SnapshotError } from '@turnkit/core';
-import type { PendingIndexEntry, SnapshotParts } from '@turnkit/core/store';
+import type { PendingIndexEntry, QueuedMessage, SnapshotParts } from '@turnkit/core/store';
 import { errorCode } from './file-store-io.js';
 import { isSafeRunId } from './run-id.js';
 
@@ -23,6 +23,8 @@ export type RunFile = {
   pending?: PendingIndexEntry[];
   /** `until` is epoch ms on the store's clock; `stop` the reason of a stop request ('' for none). */
   lease: { owner: string; until: number; stop?: string } | null;
+  /** Late input (DESIGN §30): messages queued beside the run, kept across versions until dequeued. */
+  queued?: QueuedMessage[];
 } & ({ snapshot: string } | ({ head: string; log: string; at?: number } & LogOffsets));
 
 /**
@@ -152,6 +154,7 @@ export function parseRunFile(text: string, path: string): RunFile {
     length?: unknown;
     window?: unknown;
     rlog?: unknown;
+    queued?: unknown;
   } | null;
   const lease = run?.lease;
   const content =
@@ -181,6 +184,7 @@ export function parseRunFile(text: string, path: string): RunFile {
     ...(Array.isArray(run.pending) && run.pending.length > 0
       ? { pending: run.pending as PendingIndexEntry[] }
       : {}),
+    ...(queuedIn(run.queued) ? { queued: run.queued } : {}),
   };
   return typeof run.snapshot === 'string'
     ? { ...kept, snapshot: run.snapshot }
@@ -197,4 +201,13 @@ export function parseRunFile(text: string, path: string): RunFile {
           ? { length: run.length as number, window: run.window as number, rlog: run.rlog }
           : {}),
       };
+}
+
+/** Whether a run file's `queued` is a non-empty list of queued messages (older files have none). */
+function queuedIn(value: unknown): value is QueuedMessage[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((entry) => typeof entry?.id === 'string' && typeof entry.messages === 'string')
+  );
 }

@@ -80,6 +80,9 @@ interface Latest {
 /** Reads of a run retried while writers replace its files under the reader. */
 const READ_ATTEMPTS = 50;
 
+/** A run file's queue (DESIGN §30) as reads and writes return it: absent when empty. */
+const queueOf = (run: Pick<RunFile, 'queued'>) => (run.queued?.length ? { queued: run.queued } : {});
+
 /**
  * A {@link SnapshotStore} keeping each run in the folder `<dir>/<runId>/`, its latest version in
  * `<version>.json` as `{ version, expiresAt, lease, snapshot }`.
@@ -106,7 +109,8 @@ const READ_ATTEMPTS = 50;
  *   JSON escapes them.
  * - Leases are judged by `now` (the host clock by default). `renew` rewrites the current version's
  *   file in place (temp file, rename) under the lock: in layout 2 that is the head alone.
- *   `requestStop` marks the live lease the same way (`lease.stop`, the version unchanged).
+ *   `requestStop` marks the live lease the same way (`lease.stop`, the version unchanged), and
+ *   `queueMessage` adds to the run's queue (`queued`, DESIGN §30), which later versions carry on.
  * - A run stored by the first release as `<dir>/<runId>.json` is still read, and moves into its
  *   folder on its next write. Stop processes of the first release before upgrading: they lock elsewhere.
  * - Run ids must be safe file names (`[A-Za-z0-9_.-]`, no leading dot, no `..`), else
@@ -183,9 +187,11 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       if (!latest) return null;
       const { run } = latest;
       const lease = run.lease && { owner: run.lease.owner, live: run.lease.until > clock() };
-      if ('snapshot' in run) return { snapshot: run.snapshot, version: run.version, lease, now: clock() };
+      const queued = queueOf(run);
+      if ('snapshot' in run)
+        return { snapshot: run.snapshot, version: run.version, lease, now: clock(), ...queued };
       const logs = await readLogs(runId, run, window);
-      if (logs) return { head: run.head, ...logs, version: run.version, lease, now: clock() };
+      if (logs) return { head: run.head, ...logs, version: run.version, lease, now: clock(), ...queued };
     }
     throw new ConflictError(`Run ${runId} kept changing while it was read. Retry.`);
   }
@@ -206,6 +212,9 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       ? { owner: opts.lease.owner, until: clock() + opts.lease.ms, ...stop }
       : null;
     const pending = opts.pending ?? [];
+    // The queue outlives versions (DESIGN §30): only the ids this write delivered leave it.
+    const dequeue = new Set(opts.dequeue ?? []);
+    const queued = (latest?.run.queued ?? []).filter((entry) => !dequeue.has(entry.id));
     return {
       latest,
       kept: {
@@ -213,6 +222,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         expiresAt: opts.expiresAt ?? null,
         lease,
         ...(pending.length > 0 ? { pending } : {}),
+        ...(queued.length > 0 ? { queued } : {}),
       },
     };
   }
@@ -308,11 +318,15 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
   }
 
   /**
-   * Rewrites the latest version's file in place with a new lease (under the run's lock); false, and
-   * the file removed, when a writer that broke the lock made a newer version meanwhile.
+   * Rewrites the latest version's file in place with a new lease or queue (under the run's lock);
+   * false, and the file removed, when a writer that broke the lock made a newer version meanwhile.
    */
-  async function rewriteLease(runId: string, latest: Latest, lease: RunFile['lease']): Promise<boolean> {
-    const run = { ...latest.run, lease };
+  async function rewriteLease(
+    runId: string,
+    latest: Latest,
+    changes: Pick<RunFile, 'lease'> | Pick<RunFile, 'queued'>,
+  ): Promise<boolean> {
+    const run = { ...latest.run, ...changes };
     await replaceFile(runDir(runId), latest.path, JSON.stringify(run)).catch(
       deletedMeanwhile(runId, latest.run.version),
     );
@@ -327,7 +341,8 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
       assertSafeRunId(runId, 'fileStore.get');
       const row = await readRun(runId);
       if (row === null || 'snapshot' in row) return row;
-      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, now: clock() };
+      const { version, lease, queued } = row;
+      return { snapshot: assembleSnapshot(row), version, lease, now: clock(), ...(queued ? { queued } : {}) };
     },
 
     async getParts(runId, options) {
@@ -359,7 +374,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         const { latest, kept } = await admit(runId, opts);
         await withMarkers(runId, latest, kept, () => createVersion(runId, { ...kept, snapshot }, latest));
         if (latest && 'head' in latest.run) await dropOlderLogs(runId, kept.version);
-        return { version: kept.version, now: clock() };
+        return { version: kept.version, now: clock(), ...queueOf(kept) };
       });
     },
 
@@ -422,7 +437,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
           throw error;
         }
         if (!append && latest) await dropOlderLogs(runId, kept.version);
-        return { version: kept.version, now: clock() };
+        return { version: kept.version, now: clock(), ...queueOf(kept) };
       });
     },
 
@@ -461,10 +476,27 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         if (!latest || current !== opts.version) throw staleWriteError(runId, opts.version, current);
         const held = latest.run.lease;
         if (held?.owner !== opts.owner) throw leaseHeldError(runId);
-        if (!(await rewriteLease(runId, latest, { ...held, until: clock() + opts.ms }))) {
+        if (!(await rewriteLease(runId, latest, { lease: { ...held, until: clock() + opts.ms } }))) {
           throw staleWriteError(runId, opts.version, (await listVersions(runDir(runId)))[0] ?? null);
         }
-        return { stop: stopMarkOf(held.stop) };
+        return { stop: stopMarkOf(held.stop), ...queueOf(latest.run) };
+      });
+    },
+
+    async queueMessage(runId, entry) {
+      assertSafeRunId(runId, 'fileStore.queueMessage');
+      return withRunLock(runId, runDir(runId), timing, async () => {
+        for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+          const latest = await readLatest(runId);
+          if (!latest) return null;
+          const held = latest.run.lease;
+          const live = held !== null && held.until > clock();
+          const queued = latest.run.queued ?? [];
+          if (queued.some((queuedEntry) => queuedEntry.id === entry.id)) return { live };
+          const added = [...queued, { id: entry.id, messages: entry.messages }];
+          if (await rewriteLease(runId, latest, { queued: added })) return { live };
+        }
+        throw new ConflictError(`Run ${runId} kept changing while a message was queued on it. Retry.`);
       });
     },
 
@@ -475,7 +507,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): Snapshot
         const held = latest?.run.lease;
         if (!latest || !held || held.until <= clock()) return false;
         if (held.stop !== undefined) return true;
-        return rewriteLease(runId, latest, { ...held, stop: opts.reason ?? '' });
+        return rewriteLease(runId, latest, { lease: { ...held, stop: opts.reason ?? '' } });
       });
     },
 

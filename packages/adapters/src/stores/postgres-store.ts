@@ -18,6 +18,7 @@ import {
   type PutOptions,
   pendingKey,
   pointsToKeep,
+  type QueuedMessage,
   type StoredParts,
   type StoredSnapshot,
   staleWriteError,
@@ -133,7 +134,11 @@ interface ReadRow {
   lease_owner: string | null;
   live: boolean;
   now: number;
+  queued: QueuedMessage[] | null;
 }
+
+/** A row's queue (DESIGN §30) as reads and writes return it: absent when none. */
+const queueOf = (queued: QueuedMessage[] | null | undefined) => (queued?.length ? { queued } : {});
 
 /**
  * A {@link SnapshotStore} on PostgreSQL. `migrate()` runs this SQL (with your table name):
@@ -151,7 +156,8 @@ interface ReadRow {
  *   log_from    integer,       -- layout 2: the version that last rewrote the logs
  *   lease_stop  text,          -- a stop request on the lease (`requestStop`): its reason, '' for none
  *   log_length  bigint,        -- layout 2: the transcript log's length (UTF-16 units; NULL: unknown)
- *   log_window  bigint         -- layout 2: where the window starts in it (`PartsWrite.windowAt`)
+ *   log_window  bigint,        -- layout 2: where the window starts in it (`PartsWrite.windowAt`)
+ *   queued      jsonb          -- messages queued on the run (DESIGN §30): [{ id, messages }], NULL for none
  * );
  * CREATE TABLE IF NOT EXISTS turnkit_runs_log (
  *   run_id   text NOT NULL,
@@ -167,6 +173,7 @@ interface ReadRow {
  *   ADD COLUMN IF NOT EXISTS head text, ADD COLUMN IF NOT EXISTS log_from integer, ALTER COLUMN snapshot DROP NOT NULL;
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS lease_stop text;
  * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS log_length bigint, ADD COLUMN IF NOT EXISTS log_window bigint;
+ * ALTER TABLE turnkit_runs ADD COLUMN IF NOT EXISTS queued jsonb;
  * ALTER TABLE turnkit_runs_log ADD COLUMN IF NOT EXISTS log_at bigint;
  * ALTER TABLE turnkit_runs_log ADD COLUMN IF NOT EXISTS part integer NOT NULL DEFAULT 0;
  * ALTER TABLE turnkit_runs_log DROP CONSTRAINT turnkit_runs_log_pkey, ADD PRIMARY KEY (run_id, version, part);
@@ -287,7 +294,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     const [row] = await query<ReadRow & { messages_at: number | null }>(
       where,
       `SELECT r.version, r.snapshot, r.head, r.lease_owner, r.lease_until > clock_timestamp() AS live,
-         ${CLOCK_MS} AS now, f.log_at::float8 AS messages_at,
+         ${CLOCK_MS} AS now, f.log_at::float8 AS messages_at, r.queued,
          ${joined('messages', fromWindow)}, ${joined('resolved', 'l.version >= r.log_from')}
        FROM ${table} r LEFT JOIN LATERAL (
          SELECT l.version, l.part, l.log_at FROM ${logTable} l
@@ -300,7 +307,10 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     );
     if (!row) return null;
     const lease = row.lease_owner === null ? null : { owner: row.lease_owner, live: row.live };
-    if (row.head === null) return { snapshot: row.snapshot ?? '', version: row.version, lease, now: row.now };
+    const queued = queueOf(row.queued);
+    if (row.head === null) {
+      return { snapshot: row.snapshot ?? '', version: row.version, lease, now: row.now, ...queued };
+    }
     const at = row.messages_at ?? 0;
     return {
       head: row.head,
@@ -310,6 +320,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       version: row.version,
       lease,
       now: row.now,
+      ...queued,
     };
   }
 
@@ -332,7 +343,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           windowAt: number;
         },
     opts: PutOptions,
-  ): Promise<{ version: number; now: number }> {
+  ): Promise<{ version: number; now: number; queued?: QueuedMessage[] }> {
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
     // A lease of 0 ms writes as its owner and leaves the run free: nothing is stored for it.
     const owner = opts.lease?.owner ?? null;
@@ -351,7 +362,7 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
     const added = parts ? content.messages.length : 0;
     const windowAt = parts ? content.windowAt : null;
     const created = opts.expectedVersion === null;
-    const rows = await query<{ version: number; now: number }>(
+    const rows = await query<{ version: number; now: number; queued: QueuedMessage[] | null }>(
       where,
       `WITH written AS (${
         created
@@ -372,11 +383,14 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
                  log_length = CASE WHEN $4::text IS NULL THEN NULL WHEN $11 THEN $14::bigint
                    WHEN $14::bigint = 0 THEN log_length WHEN log_length > 0 THEN log_length + 1 + $14::bigint
                    ELSE log_length + $14::bigint END,
-                 log_window = $15::bigint
+                 log_window = $15::bigint,
+                 -- The queue outlives writes (DESIGN §30): only the ids this write delivered leave it.
+                 queued = (SELECT jsonb_agg(q.entry ORDER BY q.n) FROM jsonb_array_elements(queued)
+                   WITH ORDINALITY AS q(entry, n) WHERE NOT (q.entry->>'id' = ANY($18::text[])))
              WHERE run_id = $1 AND version = $2
                AND (lease_owner IS NULL OR lease_until <= clock_timestamp() OR lease_owner = $6::text)
                AND ($11 OR head IS NOT NULL)`
-      } RETURNING version, log_from, log_length - $14::bigint AS log_at),
+      } RETURNING version, log_from, log_length - $14::bigint AS log_at, queued),
       dropped AS (
         DELETE FROM ${logTable} l USING written
         WHERE $11 AND l.run_id = $1 AND l.version < written.version
@@ -418,7 +432,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           AND ($11 OR p.version <= written.version - $13::integer)
       )
       -- Every parameter is referenced with its type, whichever branch the write took.
-      SELECT version, ${CLOCK_MS} AS now, $2::integer AS expected, $6::text AS writer FROM written`,
+      SELECT version, ${CLOCK_MS} AS now, queued, $2::integer AS expected, $6::text AS writer,
+        $18::text[] AS dequeued FROM written`,
       [
         runId,
         opts.expectedVersion,
@@ -437,10 +452,11 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
         windowAt,
         more.map((piece) => piece.text),
         more.map((piece) => piece.at),
+        opts.dequeue ?? [],
       ],
     );
     if (!rows[0]) throw await refusal(runId, opts.expectedVersion, !rewrite);
-    return { version: rows[0].version, now: rows[0].now };
+    return { version: rows[0].version, now: rows[0].now, ...queueOf(rows[0].queued) };
   }
 
   return {
@@ -469,6 +485,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
           ADD COLUMN IF NOT EXISTS log_window bigint,
           ALTER COLUMN snapshot DROP NOT NULL`,
       );
+      // Late input (DESIGN §30): the run's queued messages.
+      await pool.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS queued jsonb`);
       await pool.query(
         `CREATE TABLE IF NOT EXISTS ${logTable} (
           run_id text NOT NULL,
@@ -555,7 +573,8 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
       const row = await read(runId, 'postgresStore.get');
       if (row === null || 'snapshot' in row) return row;
       const now = row.now !== undefined ? { now: row.now } : {};
-      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, ...now };
+      const queued = queueOf(row.queued);
+      return { snapshot: assembleSnapshot(row), version: row.version, lease: row.lease, ...now, ...queued };
     },
 
     getParts: (runId, options) => read(runId, 'postgresStore.getParts', options?.transcript === 'window'),
@@ -626,15 +645,34 @@ export function postgresStore(pool: PgQueryable, options: PostgresStoreOptions =
 
     async renew(runId, opts) {
       checkLeaseMs(opts.ms, 'postgresStore.renew');
-      const rows = await query<{ version: number; lease_stop: string | null }>(
+      const rows = await query<{
+        version: number;
+        lease_stop: string | null;
+        queued: QueuedMessage[] | null;
+      }>(
         'postgresStore.renew',
         `UPDATE ${table} SET lease_until = ${leaseUntil('4')}
          WHERE run_id = $1 AND version = $2 AND lease_owner = $3
-         RETURNING version, lease_stop`,
+         RETURNING version, lease_stop, queued`,
         [runId, opts.version, opts.owner, opts.ms],
       );
       if (!rows[0]) throw await refusal(runId, opts.version);
-      return { stop: stopMarkOf(rows[0].lease_stop) };
+      return { stop: stopMarkOf(rows[0].lease_stop), ...queueOf(rows[0].queued) };
+    },
+
+    async queueMessage(runId, entry) {
+      // One UPDATE: the row lock orders it with every write, and an id already queued adds nothing.
+      const rows = await query<{ live: boolean }>(
+        'postgresStore.queueMessage',
+        `UPDATE ${table} SET queued = CASE
+           WHEN queued @> jsonb_build_array(jsonb_build_object('id', $2::text)) THEN queued
+           ELSE coalesce(queued, '[]'::jsonb) || jsonb_build_array(jsonb_build_object('id', $2::text, 'messages', $3::text))
+         END
+         WHERE run_id = $1
+         RETURNING coalesce(lease_owner IS NOT NULL AND lease_until > clock_timestamp(), false) AS live`,
+        [runId, entry.id, entry.messages],
+      );
+      return rows[0] ? { live: rows[0].live } : null;
     },
 
     async requestStop(runId, opts) {

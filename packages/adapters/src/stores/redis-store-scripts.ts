@@ -16,7 +16,10 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
  * version ('' = must be absent), the content (snapshot or head), expiresAt as epoch ms ('' = none),
  * expiresAt as written, TTL seconds ('' = none), run id, '1' if a lease owner writes ('0' =
  * nobody), the owner, lease ms ('0' = none afterwards), the run's pending entries as JSON
- * `[[key, [scope…], entry JSON]…]` (they replace those the run's `pending` field lists). A write returns {1, newVersion, TIME in ms}, {0,
+ * `[[key, [scope…], entry JSON]…]` (they replace those the run's `pending` field lists), and last
+ * (ARGV[#ARGV]) the ids of queued messages the write delivered, as JSON (DESIGN §30: removed from
+ * the run's field of the queue hash, KEYS[4]). A write returns {1, newVersion, TIME in ms, what is
+ * left queued as JSON or ''}, {0,
  * currentVersion or ''} (stale), {-1, currentVersion} (lease held) or {-2, currentVersion} (an
  * append onto a row stored whole). A hash without lease fields (the first release's) has no lease.
  */
@@ -70,7 +73,23 @@ else
   redis.call('HDEL', KEYS[1], 'pending')
 end
 if ARGV[5] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
-return {1, version, now}
+local left = ''
+local queued = redis.call('HGET', KEYS[4], ARGV[6])
+if queued then
+  local drop = {}
+  for _, id in ipairs(cjson.decode(ARGV[#ARGV])) do drop[id] = true end
+  local kept = {}
+  for _, entry in ipairs(cjson.decode(queued)) do
+    if not drop[entry.id] then kept[#kept + 1] = entry end
+  end
+  if #kept > 0 then
+    left = cjson.encode(kept)
+    redis.call('HSET', KEYS[4], ARGV[6], left)
+  else
+    redis.call('HDEL', KEYS[4], ARGV[6])
+  end
+end
+return {1, version, now, left}
 `;
 
 /** Chunk fields read per HMGET when joining logs. */
@@ -169,7 +188,7 @@ elseif current then
 end
 if ARGV[12] ~= '' or ARGV[13] ~= '' then
   local texts = {{ARGV[12], ARGV[15]}}
-  for i = 17, #ARGV, 2 do texts[#texts + 1] = {ARGV[i + 1], ARGV[i]} end
+  for i = 17, #ARGV - 1, 2 do texts[#texts + 1] = {ARGV[i + 1], ARGV[i]} end
   for _, text in ipairs(texts) do
     chunk = chunk + 1
     if text[1] ~= '' then
@@ -190,9 +209,9 @@ ${POINT}
 ${AFTER_WRITE}`;
 
 /**
- * KEYS: run hash. ARGV: version, owner, lease ms, TTL seconds ('' = none).
- * Returns {1, version, stop reason if marked}, {0, currentVersion or ''} (version moved) or {-1,
- * version} (owner differs).
+ * KEYS: run hash, queue hash. ARGV: version, owner, lease ms, TTL seconds ('' = none), run id.
+ * Returns {1, version, '1' if marked to stop else '0', the stop reason or '', the run's queue as
+ * JSON or ''}, {0, currentVersion or ''} (version moved) or {-1, version} (owner differs).
  */
 export const RENEW_SCRIPT = `${NOW}
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseStop')
@@ -200,8 +219,30 @@ if run[1] ~= ARGV[1] then return {0, run[1] or ''} end
 if run[2] ~= ARGV[2] then return {-1, run[1]} end
 redis.call('HSET', KEYS[1], 'leaseUntil', now + tonumber(ARGV[3]))
 if ARGV[4] ~= '' then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
-if run[3] then return {1, run[1], run[3]} end
-return {1, run[1]}
+local queued = redis.call('HGET', KEYS[2], ARGV[5]) or ''
+if run[3] then return {1, run[1], '1', run[3], queued} end
+return {1, run[1], '0', '', queued}
+`;
+
+/**
+ * KEYS: run hash, queue hash. ARGV: run id, message id, the entry as JSON. Late input (DESIGN §30):
+ * appends the entry to the run's field of the queue hash unless its id is there already, the run
+ * untouched. Returns -1 (no run), 0 (queued, no live lease) or 1 (queued under a live lease).
+ */
+export const QUEUE_SCRIPT = `${NOW}
+local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil')
+if not run[1] then return -1 end
+local live = 0
+if run[2] and tonumber(run[3]) > now then live = 1 end
+local list = {}
+local queued = redis.call('HGET', KEYS[2], ARGV[1])
+if queued then list = cjson.decode(queued) end
+for _, entry in ipairs(list) do
+  if entry.id == ARGV[2] then return live end
+end
+list[#list + 1] = cjson.decode(ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(list))
+return live
 `;
 
 /**
@@ -222,19 +263,23 @@ return 1
  * the lease's owner ('' for none) and state (-1 no lease | 0 not live | 1 live) on the server's
  * clock, and the whole reply at once for a layout-1 row (a snapshot string).
  */
-const LEASE_OR_WHOLE = `${NOW}
+const leaseOrWhole = (after = '') => `${NOW}
 local owner, live = '', -1
 if run[2] then
   owner = run[2]
   live = 0
   if tonumber(run[3]) > now then live = 1 end
 end
-if run[4] then return {run[1], owner, live, now, run[4]} end`;
+if run[4] then return {run[1], owner, live, now, run[4]${after}} end`;
+
+/** The run's queued messages (DESIGN §30), read in the same atomic step: KEYS[2] the queue hash, ARGV[2] the run id. */
+const QUEUED = `, redis.call('HGET', KEYS[2], ARGV[2]) or ''`;
 
 /**
- * KEYS: run hash. ARGV: 'window' to read the transcript from the window's chunk on (DESIGN §22),
- * '' for all. Returns nil, or {version, lease owner or '', -1 no lease | 0 not live | 1 live,
- * TIME in ms, snapshot} (layout 1) or {…, head, messages, resolved, messagesAt} (layout 2: the
+ * KEYS: run hash, queue hash. ARGV: 'window' to read the transcript from the window's chunk on
+ * (DESIGN §22), '' for all; the run id. Returns nil, or {version, lease owner or '', -1 no lease |
+ * 0 not live | 1 live, TIME in ms, snapshot, queued} (layout 1) or {…, head, messages, resolved,
+ * messagesAt, queued} (queued: the run's late input as JSON, or ''; layout 2: the
  * logs' chunks as lists, which the client joins by ',' — Lua 5.1's `table.concat` of a few 64 KiB
  * chunks took three times as long as the rest of the read — the transcript's from the newest
  * chunk that starts at or before `wat`,
@@ -244,7 +289,7 @@ if run[4] then return {run[1], owner, live, now, run[4]} end`;
 export const GET_SCRIPT = `
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks', 'wat')
 if not run[1] or not (run[4] or run[5]) then return nil end
-${LEASE_OR_WHOLE}
+${leaseOrWhole(QUEUED)}
 local count = tonumber(run[6])
 local mfirst, mat = 1, 0
 local wat = tonumber(run[7] or '')
@@ -260,7 +305,7 @@ if ARGV[1] == 'window' and wat and wat > 0 and count and count == math.floor(cou
   end
 end
 ${READ_CHUNKS}
-return {run[1], owner, live, now, run[5], messages, resolved, mat}
+return {run[1], owner, live, now, run[5], messages, resolved, mat${QUEUED}}
 `;
 
 /**
@@ -271,7 +316,7 @@ return {run[1], owner, live, now, run[5], messages, resolved, mat}
 export const HEAD_SCRIPT = `
 local run = redis.call('HMGET', KEYS[1], 'version', 'leaseOwner', 'leaseUntil', 'snapshot', 'head', 'chunks')
 if not run[1] or not (run[4] or run[5]) then return nil end
-${LEASE_OR_WHOLE}
+${leaseOrWhole()}
 local count = tonumber(run[6])
 if not count or count < 0 or count ~= math.floor(count) or count > redis.call('HLEN', KEYS[1]) then
   return redis.error_reply('TURNKIT_CORRUPT_CHUNKS')

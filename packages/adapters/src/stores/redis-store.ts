@@ -23,6 +23,7 @@ import {
   type PutOptions,
   pendingKey,
   pointsToKeep,
+  type QueuedMessage,
   type StoredParts,
   type StoredPoint,
   type StoredSnapshot,
@@ -40,6 +41,7 @@ import {
   PRUNE_SCRIPT,
   PUT_PARTS_SCRIPT,
   PUT_SCRIPT,
+  QUEUE_SCRIPT,
   RENEW_SCRIPT,
   REQUEST_STOP_SCRIPT,
 } from './redis-store-scripts.js';
@@ -83,12 +85,19 @@ function scriptSha(script: string): string {
 /** Index entries read per round trip by `listExpired` when no limit is given. */
 const LIST_BATCH = 500;
 
-type ScriptReply = [number, string | number, number?];
+type ScriptReply = [number, string | number, number?, string?];
 
-/** What GET_SCRIPT returns for a run: whole (5 items) or in parts (8: the logs as lists of chunks), the server's TIME fourth. */
+/** A queue as the scripts keep it (JSON text, '' or absent for none), as reads and writes return it. */
+function queueOf(text: string | null | undefined): { queued?: QueuedMessage[] } {
+  if (!text) return {};
+  const queued = JSON.parse(text) as QueuedMessage[];
+  return Array.isArray(queued) && queued.length > 0 ? { queued } : {};
+}
+
+/** What GET_SCRIPT returns for a run: whole (6 items) or in parts (9: the logs as lists of chunks), the server's TIME fourth, the queue last. */
 type GetReply =
-  | [string, string, number, number, string]
-  | [string, string, number, number, string, string[], string[], number];
+  | [string, string, number, number, string, string]
+  | [string, string, number, number, string, string[], string[], number, string];
 
 /**
  * A {@link SnapshotStore} on Redis. Each run is a hash at `prefix + runId` with the fields
@@ -100,7 +109,10 @@ type GetReply =
  * length, where the window starts, where each chunk starts: a resume reads the transcript from the
  * window's chunk on, DESIGN §22); in layout 1 (`put`) `snapshot`.
  * Runs with an `expiresAt` are also in a sorted set (`expiryKey`, scored by epoch ms) that
- * `listExpired` reads.
+ * `listExpired` reads. Messages queued on a run (DESIGN §30, `queueMessage`) are the run id's field
+ * of the hash `prefix + '__queued__'` (JSON), which rewrites of the run's hash leave alone; each
+ * write removes the ids it delivered in its own script. (With `ttlSeconds` that field outlives an
+ * expired run until the run id is written or deleted again.)
  *
  * `put`, `putParts`, `renew` and `get` are Lua scripts that read the server's `TIME`: a lease is
  * taken, refused, extended and reported live by Redis alone, so concurrent writers get exactly one
@@ -122,6 +134,8 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   const prefix = options.prefix ?? 'turnkit:run:';
   const expiryKey = options.expiryKey ?? `${prefix}__expiry__`;
   const inboxKey = options.pendingKey ?? `${prefix}__pending__`;
+  // Late input (DESIGN §30): each run's queued messages, a field of one hash, kept across rewrites.
+  const queueKey = `${prefix}__queued__`;
   const ttlSeconds = options.ttlSeconds;
   if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && ttlSeconds > 0)) {
     throw new TurnkitError(
@@ -134,7 +148,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   const keep = keepCount === Number.POSITIVE_INFINITY ? '' : String(keepCount);
   const runKey = (runId: string, where: string) => {
     const key = prefix + runId;
-    if (runId === '' || key === expiryKey || key.startsWith(inboxKey)) {
+    if (runId === '' || key === expiryKey || key === queueKey || key.startsWith(inboxKey)) {
       throw new TurnkitError(
         'CONFIG_INVALID',
         `${where}: run id ${JSON.stringify(runId)} cannot be used: it is empty or names the expiry index ${expiryKey} or the inbox index ${inboxKey}.`,
@@ -201,16 +215,17 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     content: string,
     opts: PutOptions,
     extra: string[] = [],
-  ): Promise<{ version: number; now: number }> {
+  ): Promise<{ version: number; now: number; queued?: QueuedMessage[] }> {
     const key = runKey(runId, where);
     if (opts.lease) checkLeaseMs(opts.lease.ms, where);
     const expiresAt = opts.expiresAt ?? null;
-    const [written, version, now] = (await runScript(
+    const [written, version, now, left] = (await runScript(
       script,
-      3,
+      4,
       key,
       expiryKey,
       inboxKey,
+      queueKey,
       opts.expectedVersion === null ? '' : String(opts.expectedVersion),
       content,
       expiresAt === null ? '' : String(parseExpiresAt(expiresAt, where)),
@@ -222,13 +237,14 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       String(opts.lease?.ms ?? 0),
       pendingArgument(runId, opts.pending),
       ...extra,
+      JSON.stringify(opts.dequeue ?? []),
     )) as ScriptReply;
     if (written === -1) throw leaseHeldError(runId);
     if (written === -2) throw notInPartsError(runId);
     if (written !== 1) {
       throw staleWriteError(runId, opts.expectedVersion, version === '' ? null : Number(version));
     }
-    return { version: Number(version), now: Number(now) };
+    return { version: Number(version), now: Number(now), ...queueOf(left) };
   }
 
   /** Reads a run in one script: whole (layout 1) or as parts (layout 2). */
@@ -238,18 +254,23 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     window = false,
   ): Promise<StoredParts | StoredSnapshot | null> {
     const key = runKey(runId, where);
-    const reply = (await runScript(GET_SCRIPT, 1, key, window ? 'window' : '').catch((error: unknown) => {
-      if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
-      throw new SnapshotError(
-        'SNAPSHOT_INVALID',
-        `${where}: run ${runId} has a corrupted chunk count, so its logs cannot be read. Restore the hash as TurnKit wrote it, or delete the run.`,
-      );
-    })) as GetReply | null;
+    const reply = (await runScript(GET_SCRIPT, 2, key, queueKey, window ? 'window' : '', runId).catch(
+      (error: unknown) => {
+        if (!String(error).includes('TURNKIT_CORRUPT_CHUNKS')) throw error;
+        throw new SnapshotError(
+          'SNAPSHOT_INVALID',
+          `${where}: run ${runId} has a corrupted chunk count, so its logs cannot be read. Restore the hash as TurnKit wrote it, or delete the run.`,
+        );
+      },
+    )) as GetReply | null;
     if (reply === null) return null;
     const [version, owner, live, now] = reply;
     const lease = live === -1 ? null : { owner, live: live === 1 };
-    const stored = { version: Number(version), lease, now: Number(now) };
-    if (reply.length === 5) return { snapshot: reply[4], ...stored };
+    // The queue is read in the script, with the run: one atomic step, so a claim built on this read
+    // never delivers a message the transcript read already holds.
+    if (reply.length === 6)
+      return { snapshot: reply[4], version: Number(version), lease, now: Number(now), ...queueOf(reply[5]) };
+    const stored = { version: Number(version), lease, now: Number(now), ...queueOf(reply[8]) };
     const at = Number(reply[7]);
     return {
       head: reply[4],
@@ -264,8 +285,14 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     async get(runId): Promise<StoredSnapshot | null> {
       const row = await read(runId, 'redisStore.get');
       if (row === null || 'snapshot' in row) return row;
-      const { version, lease, now } = row;
-      return { snapshot: assembleSnapshot(row), version, lease, ...(now !== undefined ? { now } : {}) };
+      const { version, lease, now, queued } = row;
+      return {
+        snapshot: assembleSnapshot(row),
+        version,
+        lease,
+        ...(now !== undefined ? { now } : {}),
+        ...(queued ? { queued } : {}),
+      };
     },
 
     getParts: (runId, options) => read(runId, 'redisStore.getParts', options?.transcript === 'window'),
@@ -339,18 +366,27 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     async renew(runId, opts) {
       const key = runKey(runId, 'redisStore.renew');
       checkLeaseMs(opts.ms, 'redisStore.renew');
-      const [renewed, version, stop] = (await runScript(
+      const [renewed, version, marked, reason, queued] = (await runScript(
         RENEW_SCRIPT,
-        1,
+        2,
         key,
+        queueKey,
         String(opts.version),
         opts.owner,
         String(opts.ms),
         ttl,
-      )) as [number, string | number, string?];
+        runId,
+      )) as [number, string | number, string?, string?, string?];
       if (renewed === -1) throw leaseHeldError(runId);
       if (renewed !== 1) throw staleWriteError(runId, opts.version, version === '' ? null : Number(version));
-      return { stop: stopMarkOf(stop) };
+      return { stop: stopMarkOf(marked === '1' ? reason : undefined), ...queueOf(queued) };
+    },
+
+    async queueMessage(runId, entry) {
+      const key = runKey(runId, 'redisStore.queueMessage');
+      const text = JSON.stringify({ id: entry.id, messages: entry.messages });
+      const live = (await runScript(QUEUE_SCRIPT, 2, key, queueKey, runId, entry.id, text)) as number;
+      return live === -1 ? null : { live: live === 1 };
     },
 
     async requestStop(runId, opts) {
@@ -362,6 +398,7 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
       const key = runKey(runId, 'redisStore.delete');
       await runScript(DELETE_SCRIPT, 2, key, inboxKey);
       await client.zrem(expiryKey, runId);
+      await client.hdel(queueKey, runId);
     },
 
     async listPending(filter, limit, cursor) {

@@ -6,16 +6,16 @@
  * principal (`loadRun`'s `assignee` access), but only to see it and respond to what it is assigned.
  */
 import { StateError } from '../errors.js';
-import type { StoredInteraction } from '../machine/index.js';
+import type { AskSchedule, StoredInteraction } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
-import type { ApprovalPolicy, Assignees } from '../tools/index.js';
+import type { ApprovalPolicy, Assignees, KeptAskOptions } from '../tools/index.js';
 import type { InteractionResponse } from '../types.js';
 import { guarded } from './context-guard.js';
 import { toolContext } from './execute.js';
-import type { Run } from './run.js';
+import { now, type Run } from './run.js';
 
 /** The fields a policy adds to a stored interaction. */
-export type PolicyFields = Pick<StoredInteraction, 'assignees' | 'quorum' | 'allowRequester'>;
+export type PolicyFields = Pick<StoredInteraction, 'assignees' | 'quorum' | 'allowRequester' | 'keep'>;
 
 /**
  * Resolves a policy when its interaction is asked: the assignees list (calling a function of the
@@ -60,7 +60,27 @@ export async function resolvePolicy(
     fields.quorum = policy.quorum;
   }
   if (policy.allowRequester === false) fields.allowRequester = false;
+  const keep = scheduleOf(run, policy);
+  if (keep) fields.keep = keep;
   return { fields };
+}
+
+/** DESIGN §30: an ask's reminder, and its escalation steps at the times they fall due (from now). */
+function scheduleOf(run: Run, policy: KeptAskOptions): AskSchedule | undefined {
+  const { remindBeforeMs, escalate } = policy;
+  if (remindBeforeMs === undefined && escalate === undefined) return undefined;
+  const asked = now(run).getTime();
+  return {
+    ...(remindBeforeMs !== undefined ? { remindBeforeMs } : {}),
+    ...(escalate !== undefined
+      ? {
+          escalate: escalate.map((step) => ({
+            at: new Date(asked + step.afterMs).toISOString(),
+            assignees: [...new Set(step.assignees)],
+          })),
+        }
+      : {}),
+  };
 }
 
 function topOf(run: Run): Run {

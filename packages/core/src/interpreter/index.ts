@@ -16,7 +16,7 @@ export {
   SUMMARY_PREFIX,
 } from './compaction.js';
 export { activeHandoffIn } from './decode.js';
-export { beginTurn } from './events.js';
+export { beginTurn, emit } from './events.js';
 export { sendSettling } from './handoff-switch.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';
 export { continueTurn, driveToRest, sendUserMessage } from './loop.js';

@@ -215,8 +215,11 @@ export async function driveToRest(run: Run): Promise<void> {
         emit(run, { type: 'interaction_requested', interaction: toPending(budget) });
         break;
       }
-      if (state === 'callingModel') await callModel(run);
-      else {
+      if (state === 'callingModel') {
+        // Messages queued while the turn played (DESIGN §30) join the transcript before the model reads it.
+        if (!run.parent) run.fence?.lateInput?.(run);
+        await callModel(run);
+      } else {
         await executeStep(run);
         stepEnded = true;
       }

@@ -183,6 +183,11 @@ export interface Fence {
    * instead of running them again. Called for the top run only.
    */
   record(run: Run): Promise<void>;
+  /**
+   * Late input (DESIGN §30): adds the messages queued on the run since the turn began to its
+   * transcript, once each, right before a model call. Called for the top run only.
+   */
+  lateInput?(run: Run): void;
 }
 
 /**

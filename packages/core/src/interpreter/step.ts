@@ -18,6 +18,7 @@ import {
   type AnyFunctionTool,
   type AskSignal,
   assigneesProblem,
+  keptAskProblem,
   type QuestionTool,
   quorumProblem,
 } from '../tools/index.js';
@@ -80,6 +81,7 @@ async function askQuestion(
     { questions: parsed.questions },
     {
       ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}),
+      ...tool.keep,
     },
   );
   if ('result' in policy) return policy;
@@ -127,8 +129,13 @@ async function askPolicy(
   request: AskSignal['request'],
   made: { draft: AskDraft },
 ): Promise<{ draft: AskDraft } | { result: string }> {
-  const { assignees, quorum, allowRequester } = request ?? {};
+  const { assignees, quorum, allowRequester, remindBeforeMs, escalate } = request ?? {};
+  const keep = {
+    ...(remindBeforeMs !== undefined ? { remindBeforeMs } : {}),
+    ...(escalate !== undefined ? { escalate } : {}),
+  };
   const problems: [string, string | null][] = [
+    ['', keptAskProblem(keep, made.draft.expiresAt !== null)],
     ['assignees', assignees === undefined ? null : assigneesProblem(assignees)],
     ['quorum', quorum === undefined ? null : quorumProblem(quorum)],
     [
@@ -142,7 +149,7 @@ async function askPolicy(
     return {
       result: toolErrorResult(
         'tool_error',
-        `${tool.name} asked the user something it cannot ask: ${field} ${problem}`,
+        `${tool.name} asked the user something it cannot ask: ${field ? `${field} ` : ''}${problem}`,
       ),
     };
   }
@@ -150,6 +157,7 @@ async function askPolicy(
     ...(assignees !== undefined ? { assignees } : {}),
     ...(quorum !== undefined && made.draft.kind === 'approval' ? { quorum } : {}),
     ...(allowRequester !== undefined ? { allowRequester } : {}),
+    ...keep,
   });
   if ('result' in policy) return policy;
   return { draft: extend(made.draft, policy.fields) };

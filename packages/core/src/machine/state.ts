@@ -54,6 +54,24 @@ export interface StoredInteraction {
   approvals?: ApprovalRecord[];
   /** Budget interactions: what was spent and the limits reached when it was asked. */
   budget?: { spent: Spend; limit: BudgetLimits };
+  /** Reminders and escalation (DESIGN §30), with what the sweeper did of them. */
+  keep?: AskSchedule;
+}
+
+/**
+ * An ask's reminder and escalation chain as stored (DESIGN §30): the steps at absolute times,
+ * resolved when it was asked, and the marks the sweeper writes (in the same compare-and-set write
+ * as their effect, so each fires once).
+ */
+export interface AskSchedule {
+  /** Remind this long before `expiresAt` (whatever it is then: an extension moves it). */
+  remindBeforeMs?: number;
+  /** The expiry the reminder was sent for (a reminder is due again only after an extension). */
+  remindedFor?: string;
+  /** Escalation steps: when (ISO) and who answers from then on. */
+  escalate?: { at: string; assignees: string[] }[];
+  /** How many of `escalate` were applied. */
+  escalated?: number;
 }
 
 /** One tool call of the current step. */

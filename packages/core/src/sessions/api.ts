@@ -26,6 +26,8 @@ export type SessionResult<TOutput = string> = TurnResult<TOutput> & {
   claim?: TurnClaim;
   /** For a run started by {@link Sessions.fork}: the run and stored version it was forked from. */
   forkedFrom?: { runId: string; version: number };
+  /** From `send` with `mode: 'queue'` (DESIGN §30): the id the message was queued under. */
+  queued?: { messageId: string };
 };
 
 /**
@@ -162,12 +164,15 @@ export interface Sessions<TOutput = string> {
     responses: ResponseInput[],
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
-  /** Sends the next user message (superseding whatever is pending). */
-  send(
-    runId: string,
-    input: string | ChatMessage[],
-    options?: SessionOptions,
-  ): Promise<SessionResult<TOutput>>;
+  /**
+   * Sends the next user message. By default (`mode: 'supersede'`) it supersedes whatever is
+   * pending and plays a turn now. With `mode: 'queue'` (DESIGN §30) it waits its turn: while a turn
+   * plays it is stored on the run and added before that worker's next model call, once (even across
+   * takeovers); while asks wait it stays queued until they are answered; on a run at rest otherwise
+   * it plays a turn now. Returns the run's state with `queued: { messageId }`; the worker that takes
+   * the message emits `message_queued`, then `message_delivered` as it adds it.
+   */
+  send(runId: string, input: string | ChatMessage[], options?: SendOptions): Promise<SessionResult<TOutput>>;
   /** Retries a failed, aborted or max_steps run, or finishes the turn of a worker that died. */
   retry(runId: string, options?: SessionOptions): Promise<SessionResult<TOutput>>;
   /** Resolves whatever has expired (for a sweeper over `store.listExpired`); nothing expired: the run as it is. */
@@ -188,6 +193,8 @@ export interface Sessions<TOutput = string> {
   /**
    * Timeouts that fire (DESIGN §14): resolves every expired interaction of the runs the store lists
    * (`listExpired`), as `expire` does, and lets each run go on. Call it from a cron job or a timer.
+   * It also sends the reminders and applies the escalation steps that are due (DESIGN §30), calling
+   * `onInteraction(pending, run, { reason: 'reminder' | 'escalated' })` once each, across sweepers.
    * A run another worker holds, or one that fails, is reported in `skipped` and left for next time.
    */
   sweep(options?: SweepOptions): Promise<SweepResult<TOutput>>;
@@ -211,6 +218,18 @@ export interface Sessions<TOutput = string> {
    * `send` or `retry` continues an aborted run. A closed event stream never stops a run.
    */
   stop(runId: string, request?: StopRequest, options?: TurnOptions): Promise<StopResult<TOutput>>;
+  /**
+   * More time (DESIGN §30): moves the expiry of pending interaction `interactionId` `ms` later (its
+   * reminder, if it has one, is due again before the new expiry). An assignee of the ask or the run's
+   * principal may extend it; anyone else gets `NOT_ASSIGNEE` (or `RUN_NOT_FOUND` where the run is
+   * hidden from them). An ask that never expires is `WRONG_KIND`; one already expired, `NOT_WAITING`.
+   */
+  extend(
+    runId: string,
+    interactionId: string,
+    request: ExtendRequest,
+    options?: TurnOptions,
+  ): Promise<SessionResult<TOutput>>;
   /**
    * The inbox (DESIGN §20): pending interactions across runs, oldest first, one page at a time
    * (`cursor` null on the last page), read from the store's index (`listPending`) without loading
@@ -252,6 +271,23 @@ export interface Sessions<TOutput = string> {
    * An unknown version or interaction throws `POINT_NOT_FOUND`.
    */
   fork(runId: string, request: ForkRequest, options?: SessionOptions): Promise<SessionResult<TOutput>>;
+}
+
+/** What {@link Sessions.extend} takes: how much later the ask expires, in ms (> 0). */
+export interface ExtendRequest {
+  ms: number;
+}
+
+/** What {@link Sessions.send} takes besides the turn options (DESIGN §30). */
+export interface SendOptions extends SessionOptions {
+  /**
+   * `'supersede'` (the default, DESIGN §14): the message answers whatever is pending with
+   * `superseded_by_user_message` and a turn plays it now. `'queue'`: it waits its turn — added
+   * before the next model call of the turn playing, or kept until the run's asks are answered.
+   */
+  mode?: 'supersede' | 'queue' | undefined;
+  /** `mode: 'queue'`: the message's idempotency key (default: a new one). Queuing an id again adds nothing. */
+  messageId?: string | undefined;
 }
 
 /** What {@link Sessions.stop} takes. */

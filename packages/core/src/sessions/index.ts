@@ -1,6 +1,7 @@
 /** Sessions: runs kept in a store between requests, claimed before each turn; the store contract. */
 
 export type {
+  ExtendRequest,
   ForkAt,
   ForkRequest,
   GetOptions,
@@ -8,6 +9,7 @@ export type {
   PlayOptions,
   PointReason,
   RunHead,
+  SendOptions,
   SessionOptions,
   SessionResult,
   SessionStart,
@@ -40,6 +42,7 @@ export {
   type PutOptions,
   pendingKey,
   pointsToKeep,
+  type QueuedMessage,
   type RenewOptions,
   type RenewResult,
   type SnapshotStore,

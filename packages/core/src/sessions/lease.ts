@@ -12,7 +12,7 @@
  * starts more than `stopCheckMs` after the stop was marked (a call already running finishes).
  */
 import { ConflictError } from '../errors.js';
-import type { SnapshotStore, StopMark } from './store.js';
+import type { QueuedMessage, SnapshotStore, StopMark } from './store.js';
 
 /** A claim being held: what the loop's fence asks, and what sessions need after the turn. */
 export interface Hold {
@@ -33,6 +33,12 @@ export interface Hold {
   readonly stopRequest: StopMark | null;
   /** The version of the last write under this claim (the claim's, then each recorded step's). */
   readonly version: number;
+  /**
+   * Messages queued on the run (DESIGN §30) as the last renewal returned them. A store that keeps a
+   * queue (`queueMessage`) is asked before a call as for a stop mark, so a message queued while a
+   * tool ran is seen before the next model call.
+   */
+  readonly queued: QueuedMessage[];
   /**
    * Whether the worker may start its next model or tool call. Past a whole lease without a
    * confirmed renewal it asks the store once more (a renewal) before giving up. With a store that
@@ -75,6 +81,8 @@ export interface HoldOptions {
   claimSeesStop?: boolean;
   /** Ends the hold when aborted, as a refused renewal would (a worker handing the turn back). */
   handBack?: AbortSignal | undefined;
+  /** Told the messages queued on the run (DESIGN §30) whenever a renewal returns some. */
+  onQueued?: ((queued: QueuedMessage[]) => void) | undefined;
 }
 
 /** The error a worker that lost its claim throws instead of writing a result. */
@@ -95,7 +103,9 @@ export function holdRun(options: HoldOptions): Hold {
   const stopFreshMs = stopCheckMs(leaseMs);
   let lost: ConflictError | null = null;
   let stopRequest: StopMark | null = null;
-  const watchesStop = typeof store.requestStop === 'function';
+  let queued: QueuedMessage[] = [];
+  // Stop marks and queued messages (DESIGN §30) both come back with a renewal.
+  const watchesStop = typeof store.requestStop === 'function' || typeof store.queueMessage === 'function';
   let certain = false;
   let renewing = false;
   let stopped = false;
@@ -122,6 +132,8 @@ export function holdRun(options: HoldOptions): Hold {
       confirmedAt = Math.max(confirmedAt, sentAt);
       stopCheckedAt = Math.max(stopCheckedAt, sentAt);
       if (renewed?.stop) stopRequest ??= renewed.stop;
+      queued = renewed?.queued ?? [];
+      if (queued.length > 0) options.onQueued?.(queued);
       return true;
     } catch (error) {
       // A refusal means another worker took the run; any other failure is retried on the next
@@ -158,6 +170,9 @@ export function holdRun(options: HoldOptions): Hold {
     },
     get version() {
       return version;
+    },
+    get queued() {
+      return queued;
     },
     async holds() {
       if (lost || stopRequest) return false;

@@ -14,6 +14,7 @@ import {
   type PutOptions,
   pendingKey,
   pointsToKeep,
+  type QueuedMessage,
   type SnapshotStore,
   staleWriteError,
   stopMarkOf,
@@ -45,6 +46,8 @@ type Row = {
    * starts in the log (layout 2), for partial reads.
    */
   chunks?: { at: number; text: string }[];
+  /** Late input (DESIGN §30): messages queued beside the run, kept across writes until dequeued. */
+  queued?: QueuedMessage[];
 } & ({ snapshot: string; parts?: undefined } | { parts: SnapshotParts; snapshot?: undefined });
 
 /**
@@ -104,27 +107,34 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
     if (held && held.owner !== opts.lease?.owner && held.until > clock()) throw leaseHeldError(runId);
     // A stop mark stays with its lease: only the holder's own writes that keep the lease keep it.
     const stop = held?.stop !== undefined && held.owner === opts.lease?.owner ? { stop: held.stop } : {};
+    // The queue outlives writes: only the ids this write delivered leave it.
+    const dequeue = new Set(opts.dequeue ?? []);
+    const queued = (row?.queued ?? []).filter((entry) => !dequeue.has(entry.id));
     return {
       row,
       kept: {
         version: (current ?? 0) + 1,
         expiresAt: opts.expiresAt ? Date.parse(opts.expiresAt) : null,
         lease: opts.lease?.ms ? { owner: opts.lease.owner, until: clock() + opts.lease.ms, ...stop } : null,
+        ...(queued.length > 0 ? { queued } : {}),
       },
     };
   }
+  /** A row's queue as a read returns it: a copy, absent when empty. */
+  const queueOf = (row: Pick<Row, 'queued'>) =>
+    row.queued?.length ? { queued: structuredClone(row.queued) } : {};
 
   return {
     async get(runId) {
       const row = rows.get(runId);
       if (!row) return null;
       const snapshot = row.parts ? assembleSnapshot(row.parts) : row.snapshot;
-      return { snapshot, version: row.version, lease: leaseOf(row), now: clock() };
+      return { snapshot, version: row.version, lease: leaseOf(row), now: clock(), ...queueOf(row) };
     },
     async getParts(runId, options) {
       const row = rows.get(runId);
       if (!row) return null;
-      const stored = { version: row.version, lease: leaseOf(row), now: clock() };
+      const stored = { version: row.version, lease: leaseOf(row), now: clock(), ...queueOf(row) };
       if (!row.parts) return { snapshot: row.snapshot, ...stored };
       // The window's tail only (DESIGN §22): the chunks from the one holding its start, joined
       // (cutting the whole log's text would copy the history).
@@ -152,7 +162,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       // (which leaves V8's fast path, see machine/extend.ts).
       rows.set(runId, Object.assign(kept, { snapshot }));
       index(runId, opts.pending);
-      return { version: kept.version, now: clock() };
+      return { version: kept.version, now: clock(), ...queueOf(kept) };
     },
     async putParts(runId, write, opts) {
       const { row, kept } = admit(runId, opts, 'memoryStore.putParts');
@@ -182,7 +192,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
       }
       rows.set(runId, { ...kept, parts, points, chunks, ...(windowAt > 0 ? { windowAt } : {}) });
       index(runId, opts.pending);
-      return { version: kept.version, now: clock() };
+      return { version: kept.version, now: clock(), ...queueOf(kept) };
     },
     async listPoints(runId) {
       const points = rows.get(runId)?.points ?? [];
@@ -205,7 +215,15 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
         throw staleWriteError(runId, opts.version, row?.version ?? null);
       if (row.lease?.owner !== opts.owner) throw leaseHeldError(runId);
       row.lease = { ...row.lease, until: clock() + opts.ms };
-      return { stop: stopMarkOf(row.lease.stop) };
+      return { stop: stopMarkOf(row.lease.stop), ...queueOf(row) };
+    },
+    async queueMessage(runId, entry) {
+      const row = rows.get(runId);
+      if (!row) return null;
+      if (!row.queued?.some((queued) => queued.id === entry.id)) {
+        row.queued = [...(row.queued ?? []), { id: entry.id, messages: entry.messages }];
+      }
+      return { live: row.lease !== null && row.lease.until > clock() };
     },
     async requestStop(runId, opts) {
       const lease = rows.get(runId)?.lease;

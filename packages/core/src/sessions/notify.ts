@@ -62,7 +62,7 @@ export async function announce(
     const announced: string[] = [];
     for (const pending of fresh) {
       try {
-        await onInteraction(pending, result);
+        await onInteraction(pending, result, { reason: 'asked' });
         announced.push(pending.id);
       } catch (error) {
         // Not recorded: the next call on this run announces it again.

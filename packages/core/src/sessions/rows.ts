@@ -43,6 +43,8 @@ import type { AnyAgent } from '../tools/index.js';
 import type { ChatMessage, PendingInteraction, TurnOptions, TurnStatus } from '../types.js';
 import type { RunHead } from './api.js';
 import { pendingEntries } from './inbox.js';
+import { afterWrite, dequeueOf, noteQueue } from './queued.js';
+import { nextWake } from './schedule.js';
 import type { PutOptions, SnapshotStore, StoredLease } from './store.js';
 
 /** A run as read from the store. */
@@ -87,12 +89,9 @@ export async function readRun(
     if (!row) return null;
     const clocked = withStoreClock(options, row.now);
     const { snapshot, version, lease } = row;
-    return {
-      run: checkRow(loadRun(agent, snapshot, clocked, undefined, access), version),
-      snapshot,
-      version,
-      lease,
-    };
+    const run = checkRow(loadRun(agent, snapshot, clocked, undefined, access), version);
+    noteQueue(run, row.queued);
+    return { run, snapshot, version, lease };
   }
   // DESIGN §22: the store may return the transcript log from the window's chunk on (O(window)).
   const row = await store.getParts(runId, { transcript: 'window' });
@@ -102,6 +101,7 @@ export async function readRun(
   if (!('head' in row)) {
     // Layout 1: the next write rewrites it as layout 2, reusing the transcript's text.
     const run = checkRow(loadRun(agent, row.snapshot, options, undefined, access), version);
+    noteQueue(run, row.queued);
     const logs: StoredLogs | undefined = run.transcript && {
       layout: 1,
       messages: run.transcript.messages,
@@ -112,6 +112,7 @@ export async function readRun(
   }
   const opened = openParts(row);
   const run = checkRow(loadRun(agent, opened.snapshot, options, undefined, access), version);
+  noteQueue(run, row.queued);
   const context = run.state.context;
   // A compacted run (DESIGN §22): its messages are the window's summary, then the log from `from`.
   const window = context.window ?? { from: 0, summary: 0 };
@@ -276,12 +277,15 @@ export async function writeRun(
   logs: StoredLogs | undefined,
   given: PutOptions,
 ): Promise<WrittenRun> {
-  const opts: PutOptions = { ...given, pending: pendingEntries(run) };
+  // Queued messages this run's transcript now holds leave the queue with this write (DESIGN §30).
+  const dequeue = dequeueOf(run);
+  const opts: PutOptions = { ...given, pending: pendingEntries(run), ...(dequeue ? { dequeue } : {}) };
   const decoded = stamped(run, opts);
   if (hasParts(store)) {
     const encoded = encodeParts(decoded, rootOf(run).snapshot, logs);
     if (encoded) {
-      const { version, now } = await store.putParts(run.runId, encoded.write, opts);
+      const { version, now, queued } = await store.putParts(run.runId, encoded.write, opts);
+      afterWrite(run, dequeue, queued);
       return {
         version,
         ...(now !== undefined ? { now } : {}),
@@ -291,7 +295,8 @@ export async function writeRun(
     }
   }
   const snapshot = encodeSnapshot(decoded, rootOf(run).snapshot, run.transcript);
-  const { version, now } = await store.put(run.runId, snapshot, opts);
+  const { version, now, queued } = await store.put(run.runId, snapshot, opts);
+  afterWrite(run, dequeue, queued);
   return { version, ...(now !== undefined ? { now } : {}), snapshot: () => snapshot };
 }
 
@@ -310,12 +315,10 @@ export async function readTranscript(store: SnapshotStore, run: Run): Promise<Ch
   return run.state.context.messages.slice(window?.summary ?? 0);
 }
 
-/** When the run's earliest pending interaction expires: what a write at rest keeps for `listExpired`. */
+/**
+ * When the sweeper should next look at the run: its earliest pending expiry, or an earlier reminder
+ * or escalation step due (DESIGN §30). What a write at rest keeps for `listExpired`.
+ */
 export function earliestExpiry(run: Run): string | null {
-  return (
-    pendingInteractions(run.state.context)
-      .map((interaction) => interaction.expiresAt)
-      .filter((value): value is string => value !== null)
-      .sort()[0] ?? null
-  );
+  return nextWake(pendingInteractions(run.state.context));
 }

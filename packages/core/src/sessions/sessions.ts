@@ -31,10 +31,13 @@ import { pendingInteractions } from '../machine/index.js';
 import { assertSerializable } from '../snapshot/index.js';
 import type { TurnOptions } from '../types.js';
 import type { SessionOptions, SessionResult, Sessions, SessionsConfig } from './api.js';
+import { extendAsk } from './extend.js';
 import { forkRun, historyOf } from './history.js';
 import { readInbox } from './inbox.js';
+import { hasLeftQueued, playQueued, queueInput } from './late-input.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce, onInteractionOf } from './notify.js';
+import { escalatedLinkError, keepAsks } from './reminders.js';
 import { repeatOf } from './repeats.js';
 import { readHead, readTranscript } from './rows.js';
 import { stopRun } from './stop.js';
@@ -80,10 +83,19 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
   const announcing = new Set<string>();
   /** Every call ends here: pending interactions its run has not announced yet are announced. */
   const settle = async (
-    result: SessionResult<unknown>,
+    given: SessionResult<unknown>,
     options: TurnOptions = {},
-  ): Promise<SessionResult<unknown>> =>
-    onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
+  ): Promise<SessionResult<unknown>> => {
+    // Messages queued as a turn ended (DESIGN §30) are played now that the run rests; each turn
+    // needs a message that landed during the one before, so this ends when people stop typing.
+    let result = given;
+    while (hasLeftQueued(result)) {
+      const played = await playQueued(turns, result.runId, options);
+      if (!played) break;
+      result = played;
+    }
+    return onInteraction ? announce(store, onInteraction, result, options, announcing) : result;
+  };
 
   /** Applies responses and plays the turn; with `link` (an answer link's id), records it in the claim, once. */
   async function respondOnce(
@@ -197,7 +209,17 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     provideInput: async (runId, input, options) =>
       respond(runId, [{ ...responseFields(input), type: 'input' }], options),
     respond,
-    async send(runId, input, options = {}) {
+    async send(runId, input, given = {}) {
+      const { mode = 'supersede', messageId: _id, ...options } = given;
+      if (mode !== 'supersede' && mode !== 'queue') {
+        throw new TurnkitError(
+          'CONFIG_INVALID',
+          `sessions.send: mode is 'supersede' (the default) or 'queue', got ${JSON.stringify(mode)}.`,
+        );
+      }
+      // Late input (DESIGN §30): queued while a turn plays or asks wait; at rest otherwise, a new turn.
+      const queued = mode === 'queue' ? await queueInput(turns, store, runId, input, given) : null;
+      if (queued) return settle(queued, options);
       const loaded = await load(runId, options);
       if (leased(loaded)) throw busy(runId);
       if (isClaim(loaded.run)) {
@@ -274,6 +296,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       const skipped: { runId: string; error: Error }[] = [];
       for (const runId of await listExpired(store, at, limit)) {
         try {
+          // Reminders and escalation steps due (DESIGN §30), then whatever expired.
+          await keepAsks(turns, store, onInteraction, runId, turnOptions);
           swept.push(await this.expire(runId, turnOptions));
         } catch (error) {
           skipped.push({ runId, error: error instanceof Error ? error : new Error(String(error)) });
@@ -284,6 +308,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
     play: async (claim, options = {}) => settle(await playClaim(claim, options), options),
     stop: (runId, request, options = {}) => stopRun(turns, store, runId, request, options),
     inbox: (filter) => readInbox(store, filter),
+    extend: async (runId, interactionId, request, options = {}) =>
+      settle(await extendAsk(turns, store, runId, interactionId, request, options), options),
     async answerLink(runId, interactionId, options) {
       checkLinkOptions(options);
       // Read, and its response checked, as the link's principal will answer: an ask assigned to
@@ -320,6 +346,11 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       try {
         return await answerByLink(claims, body, linkOptions);
       } catch (error) {
+        // A link made for an assignee the ask was escalated away from no longer works (DESIGN §30).
+        if (error instanceof StateError && error.code === 'NOT_ASSIGNEE' && claims.principal !== undefined) {
+          const stored = await load(claims.runId, {});
+          throw escalatedLinkError(stored.run, claims.interactionId, claims.principal) ?? error;
+        }
         // A used link's principal may no longer see the run (it moved on, or ended): still 410.
         if (!(error instanceof StateError) || error.code !== 'RUN_NOT_FOUND') throw error;
         const stored = await load(claims.runId, {}).catch(() => undefined);

@@ -28,12 +28,27 @@ export interface StoredSnapshot {
    * whose clocks disagree agree on what expired. A store without a clock of its own leaves it out.
    */
   now?: number;
+  /** Messages queued on the run (DESIGN §30, {@link SnapshotStore.queueMessage}), oldest first; absent when none. */
+  queued?: QueuedMessage[];
+}
+
+/**
+ * A user message queued on a run while a turn plays or its asks wait (DESIGN §30), kept beside the
+ * run (not in its versioned content) until a write that delivered it removes it (`PutOptions.dequeue`).
+ */
+export interface QueuedMessage {
+  /** Its idempotency key: queued once per id, delivered once. */
+  id: string;
+  /** The messages to add, as the JSON text of a `ChatMessage[]`. */
+  messages: string;
 }
 
 /** What a write returns: the version it created, and optionally the store's clock then (epoch ms, see {@link StoredSnapshot.now}). */
 export interface WriteResult {
   version: number;
   now?: number;
+  /** Messages still queued on the run after this write (DESIGN §30): absent when none. */
+  queued?: QueuedMessage[];
 }
 
 /** Options of {@link SnapshotStore.put}. */
@@ -54,6 +69,11 @@ export interface PutOptions {
    * atomic step as the write. Absent or empty: the run has none (answered, expired, finished).
    */
   pending?: PendingIndexEntry[] | null;
+  /**
+   * Ids of queued messages (DESIGN §30) this write delivered: removed from the run's queue in the
+   * same atomic step as the write, and only if it succeeds.
+   */
+  dequeue?: string[];
 }
 
 /** One pending interaction of a run as the inbox index keeps it (DESIGN §20). */
@@ -119,6 +139,8 @@ export interface StopMark {
 /** What {@link SnapshotStore.renew} may report: the stop mark on the renewed lease, if any. */
 export interface RenewResult {
   stop: StopMark | null;
+  /** Messages queued on the run (DESIGN §30), for the holder to deliver; absent when none. */
+  queued?: QueuedMessage[];
 }
 
 /**
@@ -138,6 +160,8 @@ export interface StoredParts extends SnapshotParts {
   lease: StoredLease | null;
   /** The store's clock at the read (see {@link StoredSnapshot.now}). */
   now?: number;
+  /** Messages queued on the run (see {@link StoredSnapshot.queued}). */
+  queued?: QueuedMessage[];
 }
 
 /**
@@ -230,6 +254,14 @@ export interface SnapshotStore {
    * first reason. Returns false, changing nothing, when no live lease holds the run (or none is stored).
    */
   requestStop?(runId: string, opts: { reason?: string }): Promise<boolean>;
+  /**
+   * Late input (DESIGN §30), optional: appends `entry` to the run's queue in one atomic step,
+   * without changing the version or the lease (an entry whose id is queued already is not added
+   * again). The queue is kept until writes that name its ids in `dequeue` remove them; reads
+   * (`get`, `getParts`) and renewals return it. Returns whether a live lease held the run
+   * at that step (its holder will see the entry), or null, changing nothing, when no run is stored.
+   */
+  queueMessage?(runId: string, entry: QueuedMessage): Promise<{ live: boolean } | null>;
   /**
    * Run ids whose stored `expiresAt` is at or before `before`, earliest first, at most `limit`.
    * `'now'` means the store's own clock at the query (the one that judges leases), so a sweeper on a

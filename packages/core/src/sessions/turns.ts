@@ -23,6 +23,7 @@ import type { AnyAgent } from '../tools/index.js';
 import type { TurnOptions, TurnStatus } from '../types.js';
 import type { PlayOptions, SessionOptions, SessionResult, TurnClaim } from './api.js';
 import { type Hold, holdRun, lostClaimError } from './lease.js';
+import { deliverLate, noticeQueued } from './queued.js';
 import { earliestExpiry, readRun, type StoredRun, writeRun } from './rows.js';
 import type { SnapshotStore } from './store.js';
 
@@ -180,6 +181,8 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
         claimedAt,
         claimSeesStop,
         handBack,
+        // DESIGN §30: a message queued while a tool runs is announced as soon as a renewal brings it.
+        onQueued: (queued) => noticeQueued(run, queued),
       });
       held.hold = hold;
       run.options = { ...run.options, signal: signal ? AbortSignal.any([signal, hold.signal]) : hold.signal };
@@ -225,6 +228,7 @@ export function sessionTurns(agent: AnyAgent, store: SnapshotStore, leaseMs: num
           // the renewals (then `holds`) judge whether the turn may go on.
         }
       },
+      lateInput: (current) => deliverLate(current, held.hold?.queued ?? []),
     };
     try {
       await driveToRest(run);

@@ -144,6 +144,15 @@ const interaction = object({
   allowRequester: optional(boolean),
   approvals: optional(arrayOf(approval)),
   budget: optional(object({ spent: spend, limit: limits })),
+  // DESIGN §30: reminders and escalation, with the sweeper's marks.
+  keep: optional(
+    object({
+      remindBeforeMs: optional(count(1)),
+      remindedFor: optional(string),
+      escalate: optional(arrayOf(object({ at: string, assignees: arrayOf(string) }))),
+      escalated: optional(count(0)),
+    }),
+  ),
 });
 
 // Declared before use through a function, because a sub-agent's state holds a whole loop context.

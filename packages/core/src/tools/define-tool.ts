@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { TurnkitError } from '../errors.js';
 import { sha256Hex } from '../snapshot/index.js';
 import type { FunctionTool, FunctionToolConfig } from './definitions.js';
+import { checkKeptAsk } from './kept-asks.js';
 import { checkApprovalPolicy } from './policy.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -75,7 +76,10 @@ export function defineTool<Input, Output, Context = unknown>(
       throw new TurnkitError('CONFIG_INVALID', `Tool ${config.name}: \`${hook}\` must be a function.`);
     }
   }
-  if (config.approval !== undefined) checkApprovalPolicy(`Tool ${config.name}`, config.approval);
+  if (config.approval !== undefined) {
+    checkApprovalPolicy(`Tool ${config.name}`, config.approval);
+    checkKeptAsk(`Tool ${config.name}: approval`, config.approval, config.approvalTimeoutMs !== undefined);
+  }
   const inDoubt = config.onInDoubt;
   if (inDoubt !== undefined && inDoubt !== 'retry' && inDoubt !== 'ask' && typeof inDoubt !== 'function') {
     throw new TurnkitError(

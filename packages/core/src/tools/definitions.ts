@@ -23,6 +23,7 @@ import type {
   TurnResult,
 } from '../types.js';
 import type { History } from './history-config.js';
+import type { KeptAskOptions } from './kept-asks.js';
 
 /** What a tool's `execute` (and `needsApproval`) receives besides its input. */
 export interface ToolContext<Context = unknown> {
@@ -74,16 +75,17 @@ export type AskRequest =
           | { message: string; schema: z.ZodType }
           | { message: string; jsonSchema: Record<string, unknown> };
       }
-  ) & {
-    /** The interaction expires this long after it is asked (then `resume` is not called). */
-    timeoutMs?: number;
-    /** Who may respond (principals), or a function of the tool's input and context (DESIGN §20). */
-    assignees?: Assignees<never, never>;
-    /** Approvals: how many distinct principals must approve before `resume` runs (default 1). */
-    quorum?: number;
-    /** `false`: the principal that started the run may not respond (four eyes). */
-    allowRequester?: boolean;
-  };
+  ) &
+    KeptAskOptions & {
+      /** The interaction expires this long after it is asked (then `resume` is not called). */
+      timeoutMs?: number;
+      /** Who may respond (principals), or a function of the tool's input and context (DESIGN §20). */
+      assignees?: Assignees<never, never>;
+      /** Approvals: how many distinct principals must approve before `resume` runs (default 1). */
+      quorum?: number;
+      /** `false`: the principal that started the run may not respond (four eyes). */
+      allowRequester?: boolean;
+    };
 
 /**
  * Who may respond to an interaction (DESIGN §20): principals (`TurnOptions.principal`, or what an
@@ -96,8 +98,11 @@ export type Assignees<Input = unknown, Context = unknown> =
       pick(input: Input, ctx: ToolContext<Context>): string[] | Promise<string[]>;
     }['pick'];
 
-/** Who may decide a tool's approvals, and how many of them must approve (DESIGN §20). */
-export interface ApprovalPolicy<Input = unknown, Context = unknown> {
+/**
+ * Who may decide a tool's approvals, and how many of them must approve (DESIGN §20); reminders and
+ * escalation before `approvalTimeoutMs` (DESIGN §30).
+ */
+export interface ApprovalPolicy<Input = unknown, Context = unknown> extends KeptAskOptions {
   /** Who may approve or reject; absent: anyone who can see the run. */
   assignees?: Assignees<Input, Context>;
   /** How many distinct principals must approve before the tool runs (default 1); any rejection rejects. */
@@ -206,8 +211,8 @@ export interface FunctionTool<Input = unknown, Output = unknown, Context = unkno
   schemaHash: string;
 }
 
-/** Options of {@link askUserQuestion}. */
-export interface AskUserQuestionOptions {
+/** Options of {@link askUserQuestion}; `remindBeforeMs` and `escalate` keep a waiting question (DESIGN §30). */
+export interface AskUserQuestionOptions extends KeptAskOptions {
   /** Tool name the model sees; default `AskUserQuestion`. */
   name?: string | undefined;
   /** What the model reads about the tool; the default explains when (not) to ask. */
@@ -234,6 +239,8 @@ export interface QuestionTool {
   timeoutMs: number | undefined;
   onExpire: 'timeout' | 'recommended';
   assignees?: Assignees<{ questions: Question[] }, never>;
+  /** Reminders and escalation of its questions (DESIGN §30). */
+  keep?: KeptAskOptions;
   spec: ToolSpec;
   schemaHash: string;
   /** Parses and validates the model's raw arguments. */
@@ -361,7 +368,18 @@ export type Instructions =
 export type OnInteraction = (
   pending: PendingInteraction,
   run: TurnResult<unknown> & { version: number },
+  notice: InteractionNotice,
 ) => void | Promise<void>;
+
+/**
+ * Why {@link OnInteraction} is called (DESIGN §30): `asked` (the first call, at least once),
+ * `reminder` (its expiry is `remindBeforeMs` away) or `escalated` (an escalation step replaced its
+ * assignees: `pending.assignees` are the new ones). Reminders and escalations come from the sweeper,
+ * once each per interaction.
+ */
+export interface InteractionNotice {
+  reason: 'asked' | 'reminder' | 'escalated';
+}
 
 /**
  * Configuration of {@link defineAgent}; `TOutput` is what its `output` schema parses to. `maxSteps`,

@@ -12,6 +12,12 @@ export {
   type History,
   type HistoryOptions,
 } from './history-config.js';
+export {
+  checkKeptAsk,
+  type EscalationStep,
+  type KeptAskOptions,
+  keptAskProblem,
+} from './kept-asks.js';
 export { checkModelSettings, mergeModelSettings } from './model-settings.js';
 export { assigneesProblem, checkApprovalPolicy, quorumProblem } from './policy.js';
 export { askUserQuestion } from './question-tool.js';

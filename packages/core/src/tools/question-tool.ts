@@ -12,6 +12,7 @@ import {
 } from '../questions/index.js';
 import { checkName, hashSchema } from './define-tool.js';
 import type { AskUserQuestionOptions, QuestionTool } from './definitions.js';
+import { checkKeptAsk } from './kept-asks.js';
 import { assigneesProblem } from './policy.js';
 
 /**
@@ -23,6 +24,11 @@ export function askUserQuestion(options: AskUserQuestionOptions = {}): QuestionT
   checkName(name);
   const assigned = options.assignees === undefined ? null : assigneesProblem(options.assignees);
   if (assigned) throw new TurnkitError('CONFIG_INVALID', `askUserQuestion ${name}: assignees ${assigned}.`);
+  const keep = {
+    ...(options.remindBeforeMs !== undefined ? { remindBeforeMs: options.remindBeforeMs } : {}),
+    ...(options.escalate !== undefined ? { escalate: options.escalate } : {}),
+  };
+  checkKeptAsk(`askUserQuestion ${name}`, keep, options.timeoutMs !== undefined);
   const limits = resolveQuestionLimits(options.limits);
   const description = options.description ?? defaultQuestionDescription(limits);
   const parameters = questionParametersSchema(limits);
@@ -34,6 +40,7 @@ export function askUserQuestion(options: AskUserQuestionOptions = {}): QuestionT
     timeoutMs: options.timeoutMs,
     onExpire: options.onExpire ?? 'timeout',
     ...(options.assignees !== undefined ? { assignees: options.assignees } : {}),
+    ...(Object.keys(keep).length > 0 ? { keep } : {}),
     spec: { type: 'function', function: { name, description, parameters } },
     schemaHash: hashSchema(parameters),
     parse: (rawArguments) => parseQuestionInput(rawArguments, limits),
