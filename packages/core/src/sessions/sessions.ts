@@ -175,8 +175,9 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
       if (request.context !== undefined) assertSerializable(request.context, agent.serializer);
       const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
-      beginTurn(run, 'input');
-      send(run, { type: 'START', messages: toMessages(request.input), maxSteps: agent.maxSteps });
+      const messages = toMessages(request.input);
+      beginTurn(run, 'input', messages);
+      send(run, { type: 'START', messages, maxSteps: agent.maxSteps });
       // A generated id is known to nobody before the run is stored: no claim, one write when the
       // turn rests. An id the caller chose may be known to others: claimed first, as a resume is.
       const played =
@@ -203,11 +204,12 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
         await recover(loaded);
         return this.send(runId, input, options);
       }
-      beginTurn(loaded.run, 'input');
+      const messages = toMessages(input);
+      beginTurn(loaded.run, 'input', messages);
       // A call started with no result (its worker died, then the run was stopped) settles by its
       // tool's onInDoubt before the message is read, never "dropped" (DESIGN §21).
       markInDoubt(loaded.run);
-      sendUserMessage(loaded.run, toMessages(input));
+      sendUserMessage(loaded.run, messages);
       return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
     async retry(runId, options = {}) {
