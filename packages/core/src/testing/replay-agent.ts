@@ -12,10 +12,18 @@ import {
   type AnyFunctionTool,
   type AskRequest,
   defineAgent,
+  type QuestionInput,
   type Tool,
   type ToolContext,
 } from '../tools/index.js';
-import type { AssistantMessage, ModelAdapter, ModelRequest, ModelResponse, ToolCall } from '../types.js';
+import type {
+  AssistantMessage,
+  ModelAdapter,
+  ModelRequest,
+  ModelResponse,
+  Question,
+  ToolCall,
+} from '../types.js';
 import type { Divergence, DivergenceKind } from './divergence.js';
 import {
   REDACTED,
@@ -41,6 +49,16 @@ function holdsRedacted(value: unknown): boolean {
   return JSON.stringify(value ?? null).includes(JSON.stringify(REDACTED).slice(1, -1));
 }
 
+/** Recorded questions as a tool asks them: an option without description was a plain label. */
+function questionsOf(questions: Question[]): QuestionInput[] {
+  return questions.map(({ options, ...question }) => ({
+    ...question,
+    options: options.map((option) =>
+      option.description === '' && option.preview === undefined ? option.label : option,
+    ),
+  }));
+}
+
 /** JSON text parsed, or the text itself when it is not JSON. */
 function parseJson(text: string): unknown {
   try {
@@ -60,6 +78,8 @@ export class ReplayState {
   readonly divergences: Divergence[] = [];
   /** Set when the run left the recorded path: later turns cannot be compared. */
   stopped = false;
+  /** Set at a divergence after which the run no longer follows the recording (another call, a refused output). */
+  left = false;
   /** The agent path whose model was called past the recorded responses of the turn, if any. */
   overrun: string[] | null = null;
   turn: RecordedTurn | undefined;
@@ -97,6 +117,8 @@ export class ReplayState {
   }
 
   diverge(kind: DivergenceKind, message: string, expected: unknown, actual: unknown, step = this.step): void {
+    // Once the run left the recorded path, what follows is a consequence, not a finding.
+    if (this.left) return;
     this.divergences.push({ turn: this.turn?.turn ?? 0, step, kind, expected, actual, message });
   }
 
@@ -147,6 +169,7 @@ export class ReplayState {
         actual,
       );
       this.stopped = true;
+      this.left = true;
       return response;
     }
     const message: AssistantMessage = { ...response.message };
@@ -171,6 +194,7 @@ export class ReplayState {
       parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
     );
     this.stopped = true;
+    this.left = true;
   }
 
   /** The recorded result of a call, in place of running the tool. */
@@ -202,7 +226,8 @@ export class ReplayState {
       ...(ask.allowRequester !== undefined ? { allowRequester: ask.allowRequester } : {}),
     };
     const payload = ask.payload as Record<string, unknown> | undefined;
-    if (payload && 'questions' in payload) return { questions: payload.questions as never, ...policy };
+    if (payload && 'questions' in payload)
+      return { questions: questionsOf(payload.questions as Question[]), ...policy };
     if (payload && 'schema' in payload)
       return {
         input: { message: String(payload.message), jsonSchema: payload.schema as Record<string, unknown> },

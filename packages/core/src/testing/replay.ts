@@ -83,17 +83,24 @@ function compareTurn(
       stepOf(todaySteps, ask.toolCallId),
     );
   }
-  for (const event of result.events) {
-    if (event.type !== 'tool_finished' && event.type !== 'tool_changed') continue;
-    const code = event.type === 'tool_changed' ? 'tool_changed' : event.errorCode;
-    const was = recordedResults.get(event.toolCallId);
+  // Calls of this turn's responses that today's tools refuse: at parse (a changed schema) or on resume (drift).
+  const calls = new Map(
+    todaySteps.flatMap((message) =>
+      (message?.tool_calls ?? []).map((call) => [call.id, call.function.name] as const),
+    ),
+  );
+  for (const message of result.messages) {
+    if (message.role !== 'tool' || !calls.has(message.tool_call_id)) continue;
+    const code = errorCodeOf(message.content);
+    const was = recordedResults.get(message.tool_call_id);
     if (!code || !REFUSALS.has(code) || (was !== undefined && errorCodeOf(was) === code)) continue;
+    const toolName = calls.get(message.tool_call_id)!;
     state.diverge(
       'tool_changed',
-      `today's ${event.toolName} refuses the recorded call (${code})`,
+      `today's ${toolName} refuses the recorded call (${code})`,
       was,
-      event.type === 'tool_finished' ? event.result : code,
-      stepOf(todaySteps, event.toolCallId),
+      message.content,
+      stepOf(todaySteps, message.tool_call_id),
     );
   }
   if (state.overrun && state.divergences.length === before) {
