@@ -9,8 +9,10 @@ import {
   answerQuestion,
   approve,
   askUserQuestion,
+  compaction,
   defineAgent,
   defineTool,
+  type ModelAdapter,
   runTurn,
   type TurnResult,
 } from '../src/index.js';
@@ -89,4 +91,35 @@ export async function recordThaw(runs: ToolRuns = { query: 0, thaw: 0 }) {
     { onEvent, now: AT(3) },
   );
   return { agent, events, results: [r1, r2, r3, r4], runs };
+}
+
+/**
+ * A long run whose history is compacted (DESIGN §22): `note` called 8 times, then a final answer.
+ * The model counts its calls (a scripted model indexes by the assistant messages it sees, which a
+ * compaction removes).
+ */
+export function noteAgent(model?: ModelAdapter) {
+  const note = defineTool({
+    name: 'note',
+    description: 'Note',
+    input: z.object({ n: z.number() }),
+    execute: ({ n }) => `noted ${n} ${'x'.repeat(200)}`,
+  });
+  let calls = 0;
+  const next = (): ScriptedStep =>
+    calls < 8
+      ? { toolCalls: [{ id: `call_${calls}`, name: 'note', arguments: { n: calls++ } }] }
+      : 'all noted';
+  return defineAgent({
+    name: 'desk',
+    instructions: 'Notes.',
+    model:
+      model ??
+      scriptedModel(
+        Array.from({ length: 20 }, () => next),
+        { compaction: 'summary' },
+      ),
+    tools: [note],
+    history: compaction({ maxTokens: 400, keepRecent: 2 }),
+  });
 }

@@ -34,6 +34,7 @@ import { forkRun, historyOf } from './history.js';
 import { readInbox } from './inbox.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce, onInteractionOf } from './notify.js';
+import { storedRecording } from './recording.js';
 import { repeatOf } from './repeats.js';
 import { readHead, readTranscript } from './rows.js';
 import { stopRun } from './stop.js';
@@ -329,6 +330,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
     },
     history: (runId, options) => historyOf(store, turns, runId, options),
+    recording: async (runId, options = {}) =>
+      storedRecording(store, (await load(runId, options, 'assignee')).run),
     // The fork's asks are its own: announced under its run id.
     fork: async (runId, request, options = {}) =>
       settle(await forkRun(agent, store, turns, runId, request, options), options),
