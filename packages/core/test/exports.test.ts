@@ -101,6 +101,7 @@ describe('@turnkit/core exports', () => {
       'RECORDING_FORMAT',
       'RECORDING_VERSION',
       'assertReplay',
+      'formatDivergences',
       'readRecording',
       'recordedModel',
       'recordingOf',

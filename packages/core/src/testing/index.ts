@@ -1,6 +1,6 @@
 /** @turnkit/core/testing — helpers for tests and offline demos: the scripted model, recordings and replay. */
 
-export type { Divergence, DivergenceKind } from './divergence.js';
+export { type Divergence, type DivergenceKind, formatDivergences } from './divergence.js';
 export { type RecordedModelOptions, recordedModel } from './recorded-model.js';
 export { type RecordingOfOptions, type RecordingSource, recordingOf } from './recording.js';
 export {
