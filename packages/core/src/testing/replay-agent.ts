@@ -88,11 +88,14 @@ export class ReplayState {
   private readonly results = new Map<string, string>();
   private readonly asks = new Map<string, RecordedAsk[]>();
   private readonly edited = new Set<string>();
+  /** Whether the recording holds a redaction marker at all (most do not: no per-step search then). */
+  private readonly redacted: boolean;
 
   constructor(
     readonly recording: Recording,
     readonly options: ReplayOptions,
   ) {
+    this.redacted = holdsRedacted(recording.turns);
     for (const turn of recording.turns) {
       for (const { toolCallId, result } of turn.results) this.results.set(toolCallId, result);
       for (const ask of turn.asked) {
@@ -139,8 +142,12 @@ export class ReplayState {
       throw new ModelError('The recording has no model response for this call (see the replay divergences).');
     }
     if (recorded.error) throw new ModelError(recorded.error.message);
-    const message = structuredClone(recorded.message!);
-    if (holdsRedacted(message.tool_calls)) {
+    // A copy the loop may keep: the recording stays as read, for every later replay of it.
+    const { tool_calls: calls, ...text } = recorded.message!;
+    const message: AssistantMessage = calls
+      ? { ...text, tool_calls: calls.map((call) => ({ ...call, function: { ...call.function } })) }
+      : { ...text };
+    if (this.redacted && holdsRedacted(message.tool_calls)) {
       this.diverge(
         'missing',
         'a recorded tool call has redacted arguments: today’s tool gets the redaction marker',
