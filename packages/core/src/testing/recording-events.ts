@@ -5,16 +5,13 @@
 import { TurnkitError } from '../errors.js';
 import type { AgentEvent, TurnStatus } from '../types.js';
 import {
-  answersOf,
+  decisionOf,
   RECORDING_FORMAT,
   RECORDING_VERSION,
-  type RecordedDecision,
   type RecordedResponse,
   type RecordedTurn,
   type Recording,
 } from './recording-format.js';
-
-type EventOf<Type extends AgentEvent['type']> = Extract<AgentEvent, { type: Type }>;
 
 const ENDS: Partial<Record<AgentEvent['type'], TurnStatus>> = {
   turn_paused: 'needs_input',
@@ -24,29 +21,6 @@ const ENDS: Partial<Record<AgentEvent['type'], TurnStatus>> = {
   turn_max_steps: 'max_steps',
   turn_budget_exceeded: 'budget_exceeded',
 };
-
-/** The response a resolution event records, or null when no human gave one (timeout, new message). */
-function decisionOf(event: EventOf<'interaction_resolved'>): RecordedDecision | null {
-  const rationale = event.rationale !== undefined ? { rationale: event.rationale } : {};
-  switch (event.resolution) {
-    case 'answered':
-      if (event.answers) return { type: 'answer', answers: answersOf(event.answers) };
-      return { type: 'input', value: event.value };
-    case 'approved':
-      return {
-        type: 'approve',
-        ...rationale,
-        ...(event.editedInput !== undefined ? { editedInput: event.editedInput } : {}),
-        ...(event.extend !== undefined ? { extend: event.extend } : {}),
-      };
-    case 'rejected':
-      return { type: 'reject', ...rationale };
-    case 'cancelled':
-      return { type: 'cancel', ...(event.rationale !== undefined ? { reason: event.rationale } : {}) };
-    default:
-      return null;
-  }
-}
 
 /** The recording of one run's events (the first event's run unless `runId` is given). */
 export function recordingOfEvents(

@@ -11,6 +11,7 @@ import type {
   InteractionKind,
   PendingInteraction,
   QuestionAnswer,
+  ResolutionKind,
   TurnStatus,
 } from '../types.js';
 
@@ -139,6 +140,39 @@ export function answersOf(
     } as QuestionAnswer;
   }
   return byQuestion;
+}
+
+/** What a resolution says (an `interaction_resolved` event, or a run's resolved record with its JSON parsed). */
+export interface Resolved {
+  resolution: ResolutionKind;
+  rationale?: string | undefined;
+  answers?: NonNullable<Extract<AgentEvent, { type: 'interaction_resolved' }>['answers']> | undefined;
+  value?: unknown;
+  editedInput?: unknown;
+  extend?: BudgetLimits | undefined;
+}
+
+/** The response a human gave, as replay gives it again; null when none did (a timeout, a new message). */
+export function decisionOf(resolved: Resolved): RecordedDecision | null {
+  const rationale = resolved.rationale !== undefined ? { rationale: resolved.rationale } : {};
+  switch (resolved.resolution) {
+    case 'answered':
+      if (resolved.answers) return { type: 'answer', answers: answersOf(resolved.answers) };
+      return { type: 'input', value: resolved.value };
+    case 'approved':
+      return {
+        type: 'approve',
+        ...rationale,
+        ...(resolved.editedInput !== undefined ? { editedInput: resolved.editedInput } : {}),
+        ...(resolved.extend !== undefined ? { extend: resolved.extend } : {}),
+      };
+    case 'rejected':
+      return { type: 'reject', ...rationale };
+    case 'cancelled':
+      return { type: 'cancel', ...(resolved.rationale !== undefined ? { reason: resolved.rationale } : {}) };
+    default:
+      return null;
+  }
 }
 
 /**

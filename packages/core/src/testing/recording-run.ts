@@ -8,10 +8,9 @@ import type { ResolvedRecord } from '../machine/index.js';
 import type { DecodedSnapshot } from '../snapshot/index.js';
 import type { AssistantMessage, ChatMessage, TurnStatus } from '../types.js';
 import {
-  answersOf,
+  decisionOf,
   RECORDING_FORMAT,
   RECORDING_VERSION,
-  type RecordedDecision,
   type RecordedTrigger,
   type RecordedTurn,
   type Recording,
@@ -32,28 +31,6 @@ function pathOfId(id: string): string[] {
     .replace(/:[^/]*$/, '')
     .split('/')
     .map((part) => part.replace(/@.*$/, ''));
-}
-
-function decisionOf(record: ResolvedRecord): RecordedDecision | null {
-  const rationale = record.rationale !== undefined ? { rationale: record.rationale } : {};
-  switch (record.resolution) {
-    case 'answered':
-      if (record.answers) return { type: 'answer', answers: answersOf(record.answers) };
-      return { type: 'input', value: record.value === undefined ? undefined : JSON.parse(record.value) };
-    case 'approved':
-      return {
-        type: 'approve',
-        ...rationale,
-        ...(record.editedInput !== undefined ? { editedInput: JSON.parse(record.editedInput) } : {}),
-        ...(record.extend !== undefined ? { extend: record.extend } : {}),
-      };
-    case 'rejected':
-      return { type: 'reject', ...rationale };
-    case 'cancelled':
-      return { type: 'cancel', ...(record.rationale !== undefined ? { reason: record.rationale } : {}) };
-    default:
-      return null;
-  }
 }
 
 /** Builds the turns of a run from its transcript and resolved records. */
@@ -109,7 +86,11 @@ class TurnBuilder {
     turn.status = 'needs_input';
     let group: RecordedTurn | undefined;
     for (const record of records) {
-      const decision = decisionOf(record);
+      const decision = decisionOf({
+        ...record,
+        editedInput: record.editedInput === undefined ? undefined : JSON.parse(record.editedInput),
+        value: record.value === undefined ? undefined : JSON.parse(record.value),
+      });
       if (record.resolution === 'superseded') continue;
       if (!decision) {
         if (group?.trigger !== 'expire' || group.at !== record.at) group = this.open('expire', record.at);
