@@ -11,10 +11,17 @@ import {
   approve,
   defineAgent,
   defineTool,
+  ModelError,
   provideInput,
   runTurn,
 } from '../src/index.js';
-import { type Recording, recordingOf, replay, scriptedModel } from '../src/testing/index.js';
+import {
+  type Recording,
+  recordingOf,
+  replay,
+  type ScriptedStep,
+  scriptedModel,
+} from '../src/testing/index.js';
 import { askingAgent, askLog } from './fixtures/asking-agent.js';
 import { ask, cellLineQuestion } from './helpers.js';
 import { AT, inventoryAgent, noteAgent, recordThaw } from './replay-fixtures.js';
@@ -171,6 +178,29 @@ describe('replay of a compacted run', () => {
     expect(result?.output).toBe('all noted');
     // The summary is not recorded (replay writes its own): the rest of the window is as played.
     expect(result?.messages.slice(-3)).toEqual(done.messages.slice(-3));
+  });
+});
+
+describe('replay of a failed turn and its retry', () => {
+  it('fails where the model failed, and the retry goes on as recorded', async () => {
+    let failures = 1;
+    const flaky = (): ScriptedStep => {
+      if (failures-- > 0) throw new ModelError('The provider is down.');
+      return 'Done.';
+    };
+    const agent = inventoryAgent([flaky, flaky], { query: 0, thaw: 0 });
+    const { events, onEvent } = collect();
+    const failed = await runTurn(agent, { input: 'hi' }, { onEvent });
+    expect(failed.status).toBe('failed');
+    const done = await runTurn(agent, { snapshot: failed.snapshot }, { onEvent });
+    const recording = recordingOf(events);
+    expect(recording.turns.map((turn) => [turn.trigger, turn.status])).toEqual([
+      ['input', 'failed'],
+      ['retry', 'completed'],
+    ]);
+    const { result, divergences } = await replay(inventoryAgent([], { query: 0, thaw: 0 }), recording);
+    expect(divergences).toEqual([]);
+    expect(result?.messages).toEqual(done.messages);
   });
 });
 

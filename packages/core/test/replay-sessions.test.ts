@@ -1,6 +1,6 @@
 /** DESIGN §28: `sessions.recording(runId)` — a stored run as a recording, replayed through today's agent. */
 import { describe, expect, it } from 'vitest';
-import { createSessions, memoryStore, StateError } from '../src/index.js';
+import { agentTool, createSessions, defineAgent, memoryStore, StateError } from '../src/index.js';
 import { replay, scriptedModel } from '../src/testing/index.js';
 import { inventoryAgent, noteAgent, THAW_STEPS } from './replay-fixtures.js';
 
@@ -40,6 +40,27 @@ describe('sessions.recording', () => {
     const { result, divergences } = await replay(noteAgent(scriptedModel([])), recording);
     expect(divergences).toEqual([]);
     expect(result?.output).toBe('all noted');
+  });
+
+  it('says missing where a stored run no longer holds a finished sub-agent’s conversation', async () => {
+    const child = defineAgent({
+      name: 'picker',
+      instructions: 'Pick.',
+      model: scriptedModel(['K562-dTAG']),
+    });
+    const lead = (
+      model = scriptedModel([
+        { toolCalls: [{ id: 'call_pick', name: 'picker', arguments: { input: 'pick' } }] },
+        'Picked.',
+      ]),
+    ) => defineAgent({ name: 'lead', instructions: 'Lead.', model, tools: [agentTool(child)] });
+    const sessions = createSessions({ agent: lead(), store: memoryStore() });
+    const done = await sessions.start('go');
+    const recording = await sessions.recording(done.runId);
+    const { divergences } = await replay(lead(scriptedModel([])), recording);
+    expect(divergences).toEqual([
+      expect.objectContaining({ turn: 1, kind: 'missing', actual: { modelCall: ['lead', 'picker'] } }),
+    ]);
   });
 
   it('refuses an unknown run with RUN_NOT_FOUND', async () => {

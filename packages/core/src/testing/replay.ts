@@ -54,6 +54,12 @@ function compareTurn(
   recordedResults: Map<string, string>,
 ): void {
   const before = state.divergences.length;
+  if (state.overrun && state.overrun.length > 1 && state.recording.source === 'snapshot') {
+    // A sub-agent whose conversation the source did not keep (a stored run's finished child).
+    const why = `the recording holds no response of sub-agent ${state.overrun.join('/')}: a snapshot or stored run keeps no finished sub-agent's conversation (record such runs from their event log)`;
+    state.diverge('missing', why, undefined, { modelCall: state.overrun });
+    return;
+  }
   const today = result.events.flatMap((event) =>
     event.type === 'interaction_requested' ? [event.interaction] : [],
   );
@@ -157,7 +163,8 @@ async function playTurn<TOutput>(
     }
     return runTurn(agent, { snapshot: last.snapshot, input: recorded.input }, options);
   }
-  if (!last) return null;
+  // A stop has no client-held form (it marks a stored run): the next turn supersedes what it cancelled.
+  if (!last || recorded.trigger === 'stop') return null;
   if (recorded.trigger === 'expire') return expire(agent, last.snapshot, options);
   if (recorded.trigger === 'retry' || recorded.trigger === 'continue') {
     return last.status === 'completed' || last.status === 'needs_input'
@@ -210,7 +217,7 @@ export async function replay<TOutput>(
     try {
       played = await playTurn(index === 0 ? first : today, state, turn, last);
     } catch (error) {
-      if (!TurnkitError.isInstance(error)) throw error;
+      if (!TurnkitError.isInstance(error) || turn.trigger !== 'respond') throw error;
       // Today's agent refuses the recorded response: another assignee rule, quorum or question.
       state.diverge(
         'pause',
