@@ -1,7 +1,8 @@
 /**
  * `sessions.recording(runId)` on the file, Redis and PostgreSQL stores (DESIGN §28): a run played by
  * one process, recorded by another from the store alone, replays through today's agent with no
- * divergence and without running a tool — the whole transcript included when it was compacted.
+ * divergence and without running a tool — the whole transcript included when it was compacted,
+ * and a run whose worker was killed inside a tool (its in-doubt ask is not the agent's doing).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,10 +24,15 @@ import { z } from 'zod';
 import { fileStore } from '../src/stores/file-store.js';
 import { postgresStore } from '../src/stores/postgres-store.js';
 import { redisStore } from '../src/stores/redis-store.js';
+import { countingChargeAgent } from './helpers/in-doubt-agent.js';
+import { bundleInDoubtWorker, killedInsideExecute, LEASE_MS, leaseLapse } from './helpers/in-doubt-kill.js';
+import { findServers, sharedStores } from './helpers/lease-stores.js';
 import { serverUrl } from './store-servers.js';
 
 const pgUrl = serverUrl('TURNKIT_PG_URL', 'PostgreSQL');
 const redisUrl = serverUrl('TURNKIT_REDIS_URL', 'Redis');
+const servers = findServers();
+bundleInDoubtWorker();
 
 const question = {
   question: 'Which K562 line?',
@@ -158,4 +164,45 @@ describe.skipIf(!pgUrl)('postgresStore: sessions.recording', () => {
   it('records a run another process replays with no divergence, running no tool', async () => {
     await recordAndReplay(postgresStore(pool, { table }));
   });
+});
+
+describe('sessions.recording of a run whose worker died inside a tool (DESIGN §21)', () => {
+  for (const kind of ['file', 'postgres'] as const) {
+    for (const policy of ['ask', 'retry'] as const) {
+      it.skipIf(servers.missing(kind))(
+        `${kind}, onInDoubt ${policy}: replays as one turn, the call played once from its recorded result`,
+        async () => {
+          const backend = await sharedStores(kind, `replay-in-doubt-${policy}`, 1, servers.urls[kind]);
+          try {
+            const store = backend.stores[0]!;
+            const runId = `run_replay_in_doubt_${policy}_${Date.now().toString(36)}`;
+            const key = await killedInsideExecute({
+              address: backend.address!,
+              leaseMs: LEASE_MS,
+              policy,
+              runId,
+            });
+            await leaseLapse(store, runId);
+            const { agent, executions } = countingChargeAgent(policy);
+            const sessions = createSessions({ agent, store, leaseMs: LEASE_MS });
+            const taken = await sessions.retry(runId);
+            const done = policy === 'ask' ? await sessions.approve(runId) : taken;
+            expect(done.status).toBe('completed');
+            expect(executions).toEqual([key]);
+
+            const recording = await sessions.recording(runId);
+            expect(recording.turns).toHaveLength(1);
+            const today = countingChargeAgent(policy);
+            const { result, divergences } = await replay(today.agent, recording);
+            expect(divergences).toEqual([]);
+            expect(result?.output).toBe(done.output);
+            expect(today.executions).toEqual([]);
+          } finally {
+            await backend.teardown();
+          }
+        },
+        30_000,
+      );
+    }
+  }
 });

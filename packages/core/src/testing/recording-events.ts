@@ -6,6 +6,7 @@ import { TurnkitError } from '../errors.js';
 import type { AgentEvent, TurnStatus } from '../types.js';
 import {
   decisionOf,
+  foldInDoubt,
   RECORDING_FORMAT,
   RECORDING_VERSION,
   type RecordedResponse,
@@ -143,7 +144,7 @@ export function recordingOfEvents(
     agentVersion: options.agentVersion ?? null,
     runId: id,
     source: 'events',
-    turns,
+    turns: foldInDoubt(turns),
   };
 }
 

@@ -176,6 +176,30 @@ export function decisionOf(resolved: Resolved): RecordedDecision | null {
 }
 
 /**
+ * A call in doubt (DESIGN §21: its worker died mid-tool) is a fact of the infrastructure, not of the
+ * agent: its `in_doubt` ask, and the turn that answered it, fold into the turn that made the call, so
+ * a replay plays the call once, with its recorded result, as one turn (which keeps its number).
+ */
+export function foldInDoubt(turns: RecordedTurn[]): RecordedTurn[] {
+  const folded: RecordedTurn[] = [];
+  for (const turn of turns) {
+    const previous = folded.at(-1);
+    const answersDoubt =
+      (turn.responses ?? []).length > 0 && turn.responses!.every((item) => item.kind === 'in_doubt');
+    if (previous && turn.trigger === 'respond' && answersDoubt) {
+      previous.steps.push(...turn.steps);
+      previous.results.push(...turn.results);
+      previous.asked.push(...turn.asked);
+      previous.status = turn.status;
+    } else {
+      folded.push(turn);
+    }
+  }
+  for (const turn of folded) turn.asked = turn.asked.filter((ask) => ask.kind !== 'in_doubt');
+  return folded;
+}
+
+/**
  * Checks that `value` is a recording this release can replay (e.g. JSON read from a file) and
  * returns it; anything else is a `TurnkitError` `RECORDING_INVALID` saying what is wrong.
  */

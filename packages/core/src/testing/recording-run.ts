@@ -9,6 +9,7 @@ import type { DecodedSnapshot } from '../snapshot/index.js';
 import type { AssistantMessage, ChatMessage, TurnStatus } from '../types.js';
 import {
   decisionOf,
+  foldInDoubt,
   RECORDING_FORMAT,
   RECORDING_VERSION,
   type RecordedTrigger,
@@ -206,7 +207,7 @@ export function recordingOfRun(
     runId: decoded.runId,
     source: 'snapshot',
     ...(decoded.principal !== undefined ? { principal: decoded.principal } : {}),
-    turns: builder.turns,
+    turns: foldInDoubt(builder.turns),
     ...(gaps.length > 0 ? { gaps: [...new Set(gaps)] } : {}),
   };
 }
