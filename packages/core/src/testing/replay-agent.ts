@@ -33,7 +33,7 @@ import {
   type Recording,
 } from './recording-format.js';
 
-/** Where a recorded model call or tool result comes from, and what the replay found. */
+/** Options of `replay`: what it plays from the recording, and what it runs live. */
 export interface ReplayOptions {
   /** `'recorded'` (default): tools return their recorded results; `'live'`: today's tools run. */
   tools?: 'recorded' | 'live';
@@ -45,8 +45,9 @@ export interface ReplayOptions {
 
 const pathKey = (path: readonly string[]) => path.join('/');
 
+/** Whether a recorded value holds a field an event log redacted. */
 function holdsRedacted(value: unknown): boolean {
-  return JSON.stringify(value ?? null).includes(JSON.stringify(REDACTED).slice(1, -1));
+  return JSON.stringify(value ?? null).includes(REDACTED);
 }
 
 /** Recorded questions as a tool asks them: an option without description was a plain label. */

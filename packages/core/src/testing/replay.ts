@@ -15,7 +15,13 @@ import type {
   TurnResult,
 } from '../types.js';
 import { type Divergence, formatDivergences } from './divergence.js';
-import { type RecordedAsk, type RecordedTurn, type Recording, readRecording } from './recording-format.js';
+import {
+  REDACTED,
+  type RecordedAsk,
+  type RecordedTurn,
+  type Recording,
+  readRecording,
+} from './recording-format.js';
 import { type ReplayOptions, ReplayState, replayAgent } from './replay-agent.js';
 
 export type { ReplayOptions } from './replay-agent.js';
@@ -132,7 +138,7 @@ function responsesFor(
       pending.find((item) => askKey(item) === askKey({ agentPath, toolCallId, kind, toolName: '' }));
     // Its pause already diverged (reported when asked): nothing to answer.
     if (!match) continue;
-    if (JSON.stringify(response).includes('[redacted]')) {
+    if (JSON.stringify(response).includes(REDACTED)) {
       state.diverge('missing', `the recorded response to ${interactionId} was redacted`, response, undefined);
     }
     responses.push({ id: match.id, ...response } as InteractionResponse);
