@@ -52,9 +52,9 @@ class TurnBuilder {
 
   open(trigger: RecordedTrigger, at: string = this.at, principal?: string): RecordedTurn {
     const previous = this.current;
-    if (previous && previous.status === 'running') {
-      previous.status = previous.asked.length > 0 && trigger !== 'input' ? 'needs_input' : 'completed';
-    }
+    // A turn that paused says so already; any other ended before the next began (a snapshot does not
+    // say how: completed is the usual way, and replay compares pauses, not statuses).
+    if (previous && previous.status === 'running') previous.status = 'completed';
     this.at = at;
     const turn: RecordedTurn = {
       turn: this.turns.length + 1,
