@@ -124,6 +124,22 @@ describe('replay', () => {
     );
   });
 
+  it('reports missing, not a pass, for a recording that does not start with the first turn', async () => {
+    const { events } = await recordThaw();
+    const cut = recordingOf(events.filter((event) => event.turn > 1));
+    const { result, divergences } = await replay(inventoryAgent([], { query: 0, thaw: 0 }), cut);
+    expect(result).toBeNull();
+    expect(divergences).toMatchObject([{ turn: 0, kind: 'missing', actual: 'respond' }]);
+  });
+
+  it('refuses a recording of another agent', async () => {
+    const { events } = await recordThaw();
+    const other = { ...recordingOf(events), agent: 'billing' };
+    await expect(replay(inventoryAgent([], { query: 0, thaw: 0 }), other)).rejects.toThrow(
+      /of agent billing, not inventory/,
+    );
+  });
+
   it('recordedModel plays the recorded responses as a scripted model', async () => {
     const { events } = await recordThaw();
     const model = recordedModel(recordingOf(events));

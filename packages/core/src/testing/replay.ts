@@ -216,6 +216,16 @@ export async function replay<TOutput>(
     checked.turns.flatMap((turn) => turn.results.map((item) => [item.toolCallId, item.result] as const)),
   );
   let last: TurnResult<TOutput> | null = null;
+  if (checked.turns[0]?.trigger !== 'input') {
+    // A log cut at the start (or an empty one): nothing could be compared, which is not a pass.
+    state.diverge(
+      'missing',
+      'the recording does not start with the run’s first turn',
+      'turn 1 (input)',
+      checked.turns[0]?.trigger ?? 'no turn',
+    );
+    return { result: null, divergences: state.divergences };
+  }
   for (const [index, turn] of checked.turns.entries()) {
     if (state.stopped) break;
     state.begin(turn);
