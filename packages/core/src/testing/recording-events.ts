@@ -3,12 +3,13 @@
  * model response and tool result, every interaction asked and every response with its principal.
  */
 import { TurnkitError } from '../errors.js';
-import type { AgentEvent, TurnStatus } from '../types.js';
+import type { AgentEvent, PendingInteraction, TurnStatus } from '../types.js';
 import {
   decisionOf,
   foldInDoubt,
   RECORDING_FORMAT,
   RECORDING_VERSION,
+  type RecordedAsk,
   type RecordedResponse,
   type RecordedTurn,
   type Recording,
@@ -22,6 +23,24 @@ const ENDS: Partial<Record<AgentEvent['type'], TurnStatus>> = {
   turn_max_steps: 'max_steps',
   turn_budget_exceeded: 'budget_exceeded',
 };
+
+/** What a turn asked, from its pending interaction: what replay needs to ask it again. */
+function askOf(interaction: PendingInteraction): RecordedAsk {
+  const { id, kind, toolCallId, toolName, agentPath, payload, assignees, quorum, allowRequester } =
+    interaction;
+  return {
+    id,
+    kind,
+    toolCallId,
+    toolName,
+    agentPath,
+    payload,
+    ...(interaction.askedByTool ? { askedByTool: true as const } : {}),
+    ...(assignees ? { assignees } : {}),
+    ...(quorum !== undefined ? { quorum } : {}),
+    ...(allowRequester !== undefined ? { allowRequester } : {}),
+  };
+}
 
 /** The recording of one run's events (the first event's run unless `runId` is given). */
 export function recordingOfEvents(
@@ -72,33 +91,9 @@ export function recordingOfEvents(
           turn.results.push({ toolCallId, toolName, agentPath, result });
         }
         break;
-      case 'interaction_requested': {
-        const {
-          id: askId,
-          kind,
-          toolCallId,
-          toolName,
-          agentPath,
-          payload,
-          assignees,
-          quorum,
-        } = event.interaction;
-        turn.asked.push({
-          id: askId,
-          kind,
-          toolCallId,
-          toolName,
-          agentPath,
-          payload,
-          ...(event.interaction.askedByTool ? { askedByTool: true as const } : {}),
-          ...(assignees ? { assignees } : {}),
-          ...(quorum !== undefined ? { quorum } : {}),
-          ...(event.interaction.allowRequester !== undefined
-            ? { allowRequester: event.interaction.allowRequester }
-            : {}),
-        });
+      case 'interaction_requested':
+        turn.asked.push(askOf(event.interaction));
         break;
-      }
       case 'approval_recorded':
         addResponse(turn, {
           interactionId: event.interactionId,
