@@ -24,7 +24,7 @@ import {
 } from '../src/testing/index.js';
 import { askingAgent, askLog } from './fixtures/asking-agent.js';
 import { ask, cellLineQuestion } from './helpers.js';
-import { AT, inventoryAgent, noteAgent, recordThaw } from './replay-fixtures.js';
+import { AT, inventoryAgent, noteAgent, recordThaw, THAW_STEPS } from './replay-fixtures.js';
 
 const collect = () => {
   const events: AgentEvent[] = [];
@@ -310,6 +310,24 @@ describe('divergences', () => {
         actual: [{ name: 'query_inventory', input: { cellLine: 'K562' } }],
       }),
     ]);
+  });
+
+  it('with model live, today’s model that calls as recorded passes, its call ids taken from the recording', async () => {
+    const { events, results } = await recordThaw();
+    const steps = THAW_STEPS.map((step) =>
+      typeof step === 'object' && 'toolCalls' in step
+        ? { toolCalls: step.toolCalls!.map(({ id: _, ...call }) => call) }
+        : step,
+    );
+    const { result, divergences } = await replay(
+      inventoryAgent(steps, { query: 0, thaw: 0 }),
+      recordingOf(events),
+      {
+        model: 'live',
+      },
+    );
+    expect(divergences).toEqual([]);
+    expect(result?.messages).toEqual(results[3]!.messages);
   });
 
   it('plays each turn at its recorded time', async () => {

@@ -61,6 +61,22 @@ describe('recordingOf', () => {
       /version 9 is not supported/,
     );
     expect(() => readRecording({})).toThrow(/not a TurnKit recording/);
+    const good = { format: 'turnkit.recording', version: 1, agent: 'a', runId: 'r' };
+    const turn = {
+      turn: 1,
+      trigger: 'input',
+      at: '2026-11-01T09:00:00.000Z',
+      steps: [],
+      results: [],
+      asked: [],
+    };
+    expect(() => readRecording({ ...good, turns: [{ ...turn, steps: null }] })).toThrow(
+      /turns\[0\] has no steps list: it was edited or cut short/,
+    );
+    expect(() => readRecording({ ...good, turns: [turn, { ...turn, trigger: 'jump' }] })).toThrow(
+      /turns\[1\] has trigger "jump"/,
+    );
+    expect(() => readRecording({ ...good, turns: [{ ...turn, at: 'soon' }] })).toThrow(TurnkitError);
   });
 });
 

@@ -223,5 +223,31 @@ export function readRecording(value: unknown): Recording {
       'The recording lacks its agent, runId or turns: it was edited or cut short. Record the run again.',
     );
   }
+  for (const [index, turn] of record.turns.entries()) {
+    const problem = turnProblem(turn as Partial<RecordedTurn> | null);
+    if (problem) {
+      throw new TurnkitError(
+        'RECORDING_INVALID',
+        `The recording's turns[${index}] ${problem}: it was edited or cut short. Record the run again.`,
+      );
+    }
+  }
   return record as Recording;
+}
+
+const TRIGGERS: readonly string[] = ['input', 'respond', 'retry', 'continue', 'expire', 'stop'];
+
+/** What is wrong with one recorded turn, or undefined. */
+function turnProblem(turn: Partial<RecordedTurn> | null): string | undefined {
+  if (typeof turn !== 'object' || turn === null) return 'is not an object';
+  if (!TRIGGERS.includes(turn.trigger as string)) return `has trigger ${JSON.stringify(turn.trigger)}`;
+  if (typeof turn.at !== 'string' || Number.isNaN(Date.parse(turn.at))) return 'has no valid time (at)';
+  for (const list of ['steps', 'results', 'asked'] as const) {
+    if (!Array.isArray(turn[list])) return `has no ${list} list`;
+  }
+  if (turn.input !== undefined && !Array.isArray(turn.input))
+    return 'has an input that is not a list of messages';
+  if (turn.responses !== undefined && !Array.isArray(turn.responses))
+    return 'has responses that are not a list';
+  return undefined;
 }
