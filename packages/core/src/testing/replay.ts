@@ -186,8 +186,8 @@ async function playTurn<TOutput>(
  * Plays `recording` through today's `agent` (DESIGN §28): the model answers with the recorded
  * responses (`model: 'live'`: today's model, compared call by call — an eval), tools return their
  * recorded results without running (`tools: 'live'`: today's tools run), and each pause is answered
- * with the recorded response, by the recorded principal, at the recorded time. Nothing leaves the
- * process. A run recorded under another agent `version` is resumed through today's `migrate`, as a
+ * with the recorded response, by the recorded principal, at the recorded time: by default nothing
+ * leaves the process and nothing is written. A run recorded under another agent `version` is resumed through today's `migrate`, as a
  * stored run would be. Replay stops where the run leaves the recorded path (another tool call, a
  * refused output, a missing response): what follows could not be compared.
  *
