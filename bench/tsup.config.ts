@@ -9,6 +9,7 @@ export default defineConfig({
     'bundle-size': 'src/bundle-size.ts',
     'store-cycle': 'src/store-cycle-run.ts',
     'ai-sdk': 'src/ai-sdk-run.ts',
+    replay: 'src/replay-run.ts',
   },
   // AI SDK 7 is a devDependency (tsup would bundle it): it stays an import too.
   external: ['ai-7'],

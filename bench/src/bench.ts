@@ -12,6 +12,7 @@ import { benchLongRuns, buildHistory } from './history.js';
 import { benchImport } from './import.js';
 import { benchInbox } from './inbox.js';
 import { benchOtel } from './otel.js';
+import { benchReplay } from './replay.js';
 import {
   type Goal,
   goal,
@@ -270,6 +271,7 @@ async function main(): Promise<void> {
   console.log('\nGoals (issues 4, 17, 18, 19, 35, 49; ratios measured in this run)');
   console.log(goalsTable(goals));
   goals.push(...(await phase('inbox', benchInbox)));
+  goals.push(...(await phase('replay', benchReplay)));
   goals.push(...(await phase('longRuns', () => benchLongRuns(openStores))).goals);
   goals.push(...(await phase('import', () => benchImport(openStores))).goals);
 

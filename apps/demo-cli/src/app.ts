@@ -4,6 +4,8 @@
  * turn with the event printer and lets Ctrl-C abort it gracefully (the run is saved as `aborted`,
  * and `resume` retries it). A failed call of a real model is one line on stderr.
  */
+import { join } from 'node:path';
+import { jsonlEventLog } from '@turnkit/adapters';
 import { fileStore } from '@turnkit/adapters/file';
 import {
   type Agent,
@@ -32,6 +34,8 @@ export interface App {
   agent: Agent<ThawPlanValue>;
   sessions: Sessions<ThawPlanValue>;
   calls: CallLog;
+  /** Where every event of every run is logged (a `.events` folder beside the runs), for `record`. */
+  eventsDir: string;
   /** Runs one turn: events are shown as they come, Ctrl-C aborts it. */
   turn<T>(work: (options: TurnOptions) => Promise<T>): Promise<T>;
   /** Which model answers (the offline script, or a named model at an address), for the first line of a chat. */
@@ -108,6 +112,13 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
   });
   const sessions = createSessions({ agent, store: fileStore(options.dir) });
   const printer = eventPrinter(ui, { json: options.json, calls });
+  // Every event is kept, so `record` can save a run whole (its sub-agents' conversations too).
+  const eventsDir = join(options.dir, '.events');
+  const log = jsonlEventLog(eventsDir, {
+    filter: (event) => event.type !== 'model_delta',
+    // A log that cannot be written loses only `record`'s best source: it falls back to the store.
+    onError: () => {},
+  });
   let announced = false;
   const onEvent: TurnOptions['onEvent'] = (event) => {
     if (!announced && event.type === 'turn_started') {
@@ -115,6 +126,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
       ui.print(ui.color.dim(ui.t('runStarted', { runId: event.runId, dir: options.dirLabel })));
     }
     printer.onEvent(event);
+    log.onEvent(event);
   };
   return {
     ui,
@@ -123,6 +135,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
     agent,
     sessions,
     calls,
+    eventsDir,
     modelBanner: banner,
     async turn(work) {
       const controller = new AbortController();
@@ -136,6 +149,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
         return await work({ onEvent, signal: controller.signal, ...(onError ? { onError } : {}) });
       } finally {
         dispose();
+        await log.flush().catch(() => {});
       }
     },
     takeStreamed: printer.takeStreamed,

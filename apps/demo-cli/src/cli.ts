@@ -9,6 +9,7 @@ import { ask } from './commands/ask.js';
 import { chat } from './commands/chat.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED } from './commands/drive.js';
 import { inbox } from './commands/inbox.js';
+import { record, replayFile } from './commands/replay.js';
 import { resume } from './commands/resume.js';
 import { runs } from './commands/runs.js';
 import { stop } from './commands/stop.js';
@@ -31,6 +32,8 @@ async function run(options: CliOptions, ui: Ui): Promise<number> {
     if (options.command === 'resume') return await resume(app, options.args[0]);
     if (options.command === 'stop') return await stop(app, options.args);
     if (options.command === 'tell') return await tell(app, options.args);
+    if (options.command === 'record') return await record(app, options.args);
+    if (options.command === 'replay') return await replayFile(app, options.args);
     return await chat(app, options.args);
   } finally {
     prompter.close();

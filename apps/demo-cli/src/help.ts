@@ -16,6 +16,9 @@ Usage:
   turnkit-demo tell <runId> <message>  Queue a message for a run from any terminal: a turn playing
                                   elsewhere adds it before its next model call; a waiting run
                                   keeps it until answered
+  turnkit-demo record [runId] [file]  Save the recording of a run (default: the newest) as JSON
+  turnkit-demo replay <file>      Replay a recording through today's agent (no model, no tool, no
+                                  person) and print where it acts otherwise; exit 1 if it does
   turnkit-demo ask '<json>'       Ask AskUserQuestion questions from a shell; prints {"answers":{…}}
 
 Options:
@@ -75,6 +78,9 @@ const zhCN = `turnkit-demo：TurnKit 交互演示。一个液氮冻存管理助�
                                   等待中的运行其问题被取消
   turnkit-demo tell <runId> <消息>  从任意终端为运行排队一条消息：别处正在进行的一轮在下一次
                                   模型调用前加入它；等待中的运行在回答后再加入
+  turnkit-demo record [runId] [文件]  将一个运行（默认最新的）的录制保存为 JSON
+  turnkit-demo replay <文件>      用当前 Agent 回放录制（不调用模型、不运行工具、无需人工），
+                                  输出行为不同之处；有不同则退出码为 1
   turnkit-demo ask '<json>'       在 shell 中提出 AskUserQuestion 问题；输出 {"answers":{…}}
 
 选项：

@@ -1,13 +1,24 @@
 /**
  * Command-line parsing (node:util parseArgs): `turnkit-demo [message]`, `resume <runId>`, `runs`, `inbox`,
- * `stop <runId>`, `ask '<json>'`, and the options shared by all of them.
+ * `stop <runId>`, `record [runId] [file]`, `replay <recording.json>`, `ask '<json>'`, and the options shared by all of them.
  */
 import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { MODEL_VARIABLE, ModelChoiceError, parseModelSpec } from '@turnkit/demo-models';
 import { type Lang, langFromEnv, parseLang, type Translate, translator } from './i18n.js';
 
-export type Command = 'chat' | 'resume' | 'runs' | 'inbox' | 'stop' | 'tell' | 'ask' | 'help' | 'version';
+export type Command =
+  | 'chat'
+  | 'resume'
+  | 'runs'
+  | 'inbox'
+  | 'stop'
+  | 'tell'
+  | 'record'
+  | 'replay'
+  | 'ask'
+  | 'help'
+  | 'version';
 
 export interface CliOptions {
   command: Command;
@@ -31,7 +42,17 @@ export interface CliOptions {
 export const DEFAULT_DIR = '.turnkit/runs';
 /** The seed's question timeout: five minutes. */
 export const DEFAULT_TIMEOUT_SECONDS = 300;
-const COMMANDS = new Set<string>(['resume', 'runs', 'inbox', 'stop', 'tell', 'ask', 'help']);
+const COMMANDS = new Set<string>([
+  'resume',
+  'runs',
+  'inbox',
+  'stop',
+  'tell',
+  'record',
+  'replay',
+  'ask',
+  'help',
+]);
 
 const OPTIONS = {
   lang: { type: 'string' },

@@ -237,6 +237,12 @@ describe('jsonlEventLog redact', () => {
       ssn: '[redacted]',
       contacts: [{ phone: '[redacted]' }],
     });
+    // The tool's result carries the edited input (for the model): masked there too.
+    const finished = written.find((item) => item.type === 'tool_finished');
+    expect(JSON.parse(finished?.type === 'tool_finished' ? finished.result! : 'null')).toMatchObject({
+      result: 'enrolled',
+      input_edited_by_user: { ssn: '[redacted]', contacts: [{ phone: '[redacted]' }] },
+    });
     // The events handed to other observers keep their values.
     expect(JSON.stringify(seen)).toContain('078-05-1121');
   });

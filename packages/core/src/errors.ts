@@ -24,7 +24,9 @@ export type TurnkitErrorCode =
   | 'CONFIG_INVALID'
   | 'QUEUE_UNAVAILABLE'
   // An answer link that cannot be used (DESIGN §20).
-  | 'LINK_INVALID';
+  | 'LINK_INVALID'
+  // A recording replay cannot read (DESIGN §28).
+  | 'RECORDING_INVALID';
 
 const marker = Symbol.for('turnkit.error');
 

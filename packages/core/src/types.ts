@@ -196,7 +196,12 @@ export interface EventBase {
 /** Everything `onEvent` can receive, in order. Each turn ends with exactly one `turn_*` end event. */
 export type AgentEvent = EventBase &
   (
-    | { type: 'turn_started'; trigger: 'input' | 'respond' | 'retry' | 'continue' | 'expire' | 'stop' }
+    | {
+        type: 'turn_started';
+        trigger: 'input' | 'respond' | 'retry' | 'continue' | 'expire' | 'stop';
+        /** An `input` turn: the messages it adds to the conversation (a recording's turn input, DESIGN §28). */
+        input?: ChatMessage[];
+      }
     | { type: 'model_started'; step: number }
     | { type: 'model_delta'; text: string }
     | {
@@ -207,7 +212,15 @@ export type AgentEvent = EventBase &
         message: AssistantMessage;
       }
     | { type: 'tool_started'; toolCallId: string; toolName: string }
-    | { type: 'tool_finished'; toolCallId: string; toolName: string; ok: boolean; errorCode?: string }
+    | {
+        type: 'tool_finished';
+        toolCallId: string;
+        toolName: string;
+        ok: boolean;
+        errorCode?: string;
+        /** The result text the model reads (what a replay returns in place of running the tool, DESIGN §28). */
+        result?: string;
+      }
     | {
         /**
          * A call recorded (pending or in flight) under a tool that changed before it could run: the
@@ -266,6 +279,13 @@ export type AgentEvent = EventBase &
         extend?: BudgetLimits;
         /** Approvals decided with an edited input: that input (the model proposed another). */
         editedInput?: unknown;
+        /** Questions answered: each question's answer, normalised (what a replay answers with, DESIGN §28). */
+        answers?: (
+          | { questionId: string; selected: string[]; other?: string; note?: string }
+          | { questionId: string; skipped: true }
+        )[];
+        /** Input forms: the value given. */
+        value?: unknown;
         /**
          * The tool result the model receives; empty when the call goes on first (an approval runs
          * its tool, a tool's `ctx.ask` runs its `resume`).

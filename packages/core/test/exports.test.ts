@@ -97,8 +97,19 @@ describe('@turnkit/core exports', () => {
     for (const name of STORE_KIT) expect(core).not.toHaveProperty(name);
   });
 
-  it('exports scriptedModel alone from @turnkit/core/testing', () => {
-    expect(Object.keys(testing)).toEqual(['scriptedModel']);
+  it('exports the scripted model, recordings and replay (DESIGN §28) from @turnkit/core/testing', () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      'RECORDING_FORMAT',
+      'RECORDING_VERSION',
+      'assertReplay',
+      'formatDivergences',
+      'readRecording',
+      'recordedModel',
+      'recordingOf',
+      'recordingOfRun',
+      'replay',
+      'scriptedModel',
+    ]);
   });
 
   it('exports the types of agent essentials (DESIGN §23) from @turnkit/core', () => {

@@ -33,7 +33,7 @@ const AGENT = `(keys) => defineAgent({
 
 const ENTRY = `
 import { answerQuestion, askUserQuestion, defineAgent, parseSnapshot, readSnapshotHeader, runTurn } from './src/index.ts';
-import { scriptedModel } from './src/testing/index.ts';
+import { recordingOf, replay, scriptedModel } from './src/testing/index.ts';
 const agent = ${AGENT};
 globalThis.turnkit = {
   async start(keys) {
@@ -49,6 +49,13 @@ globalThis.turnkit = {
     const done = await answerQuestion(agent(keys), snapshot, { answers: { Line: 'K562' } });
     return done.status + ' ' + done.output;
   },
+  async replay(keys) {
+    const events = [];
+    const paused = await runTurn(agent(keys), { input: 'thaw a vial' }, { onEvent: (event) => events.push(event) });
+    await answerQuestion(agent(keys), paused.snapshot, { answers: { Line: 'K562' } }, { onEvent: (event) => events.push(event) });
+    const { result, divergences } = await replay(agent(keys), JSON.parse(JSON.stringify(recordingOf(events))));
+    return result.status + ' ' + divergences.length;
+  },
 };
 `;
 
@@ -63,6 +70,8 @@ interface Sandbox {
   typeOf(names: string): string;
   start(keys: { secret: string; encrypt?: boolean }): Promise<string>;
   resume(keys: { secret: string; encrypt?: boolean }, snapshot: string): Promise<string>;
+  /** Records a run and replays it there (DESIGN §28): its status and how many divergences. */
+  replay(keys: { secret: string }): Promise<string>;
   /** parseSnapshot's and readSnapshotHeader's run ids. */
   open(snapshot: string, secret: string): string;
 }
@@ -103,6 +112,10 @@ describe('core on a runtime with only Web globals (DESIGN §18)', () => {
   it('bundles for the browser platform with no Node built-in, and sees no process, Buffer or require', () => {
     expect(bundle).not.toMatch(/["']node:/);
     expect(sandbox().typeOf('process Buffer require global')).toBe('undefined undefined undefined undefined');
+  });
+
+  it('records a run and replays it there, with no divergence (DESIGN §28)', async () => {
+    expect(await sandbox().replay({ secret })).toBe('completed 0');
   });
 
   it('signs and resumes there, with signatures Node’s createHmac computes, in both directions', async () => {

@@ -41,6 +41,16 @@ async function savedRuns(dir: string): Promise<{ runId: string; path: string }[]
   return [...runs].map(([runId, path]) => ({ runId, path }));
 }
 
+/** The run saved last (its folder or file changed last), or undefined when there is none. */
+export async function newestRun(dir: string): Promise<string | undefined> {
+  let newest: { runId: string; at: number } | undefined;
+  for (const { runId, path } of await savedRuns(dir)) {
+    const at = (await stat(path)).mtimeMs;
+    if (!newest || at > newest.at) newest = { runId, at };
+  }
+  return newest?.runId;
+}
+
 /** Whether an interaction's time to answer has passed: it waits for nobody, the next resume expires it. */
 function hasExpired(interaction: PendingInteraction, now: number): boolean {
   return interaction.expiresAt !== null && Date.parse(interaction.expiresAt) <= now;

@@ -23,11 +23,12 @@ export interface JsonlEventLogOptions {
    * of keys occurs in the event, `*` for any key or index: `['payload.input.ssn']` masks the SSN of
    * an approval's input in `interaction_requested` (`interaction.payload.input.ssn`), and
    * `['editedInput.ssn']` the one a human typed into an edited approval. The value becomes
-   * `"[redacted]"`. Text inside strings (a tool result, an answer) is not searched, with one
-   * exception: the arguments of each tool call in `model_finished`'s message are a JSON string, and
-   * they are the tool's input, so they are parsed and matched as if they stood at `payload.input`
-   * (`'payload.input.ssn'`, `'input.ssn'` and `'ssn'` all mask them); arguments that are not JSON
-   * are masked whole.
+   * `"[redacted]"`. Text inside strings is not searched, with two exceptions: the arguments of
+   * each tool call in `model_finished`'s message are a JSON string, and they are the tool's input,
+   * so they are parsed and matched as if they stood at `payload.input` (`'payload.input.ssn'`,
+   * `'input.ssn'` and `'ssn'` all mask them; arguments that are not JSON are masked whole); and a
+   * tool result (`tool_finished`, `interaction_resolved`) that is JSON is matched as if it stood at
+   * `result`, the input a human edited into it at `editedInput` and `payload.input`.
    */
   redact?: string[];
 }
@@ -64,7 +65,30 @@ export function redactEvent(event: AgentEvent, paths: readonly string[]): AgentE
       call.function.arguments = maskArguments(call.function.arguments, mask);
     }
   }
+  if ((copy.type === 'tool_finished' || copy.type === 'interaction_resolved') && copy.result) {
+    copy.result = maskResult(copy.result, mask);
+  }
   return copy;
+}
+
+/**
+ * A tool result masked as JSON data at `result` — and the input a human edited into it (the
+ * `input_edited_by_user` an approved call's result carries) as `editedInput` would be; a result
+ * that is not JSON is text, not searched.
+ */
+function maskResult(text: string, mask: (root: unknown) => void): string {
+  let result: unknown;
+  try {
+    result = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const before = JSON.stringify(result);
+  const edited = (result as { input_edited_by_user?: unknown } | null)?.input_edited_by_user;
+  mask({ result, ...(edited !== undefined ? { editedInput: edited, payload: { input: edited } } : {}) });
+  const after = JSON.stringify(result);
+  // Unmasked, the result stays the very text the model read.
+  return after === before ? text : after;
 }
 
 /** A tool call's arguments masked as its input would be at `payload.input`; unreadable ones whole. */

@@ -16,6 +16,17 @@ import { type RunView, stateView } from './view.js';
 /** The events a turn emits before its claim is written. */
 const BEFORE_CLAIM: ReadonlySet<AgentEvent['type']> = new Set(['turn_started', 'interaction_resolved']);
 
+/**
+ * An event as subscribers get it: a turn's `input` (the messages a client just sent, kept in the
+ * event for recordings, DESIGN §28) is left out, so a long message is not queued again for every
+ * subscriber; `GET /runs/:id` has it.
+ */
+function published(event: AgentEvent): AgentEvent {
+  if (event.type !== 'turn_started' || event.input === undefined) return event;
+  const { input: _, ...rest } = event;
+  return rest;
+}
+
 /** The run's seq after a result: its last event's, else the one its snapshot records. */
 function runSeq(result: TurnResult<unknown>): number {
   return result.events.at(-1)?.seq ?? readSnapshotHeader(result.snapshot).seq;
@@ -92,7 +103,7 @@ export function hubPublisher(hub: EventHub, options: PublisherOptions): Publishe
     }
   };
   const publish = (event: AgentEvent) =>
-    void send(event.runId, { event: event.type, id: String(event.seq), data: event });
+    void send(event.runId, { event: event.type, id: String(event.seq), data: published(event) });
   return {
     onEvent(event) {
       publish(event);

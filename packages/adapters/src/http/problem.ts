@@ -32,6 +32,8 @@ export type ProblemCode = TurnkitErrorCode | HttpProblemCode;
 export const PROBLEM_STATUS: Readonly<Record<ProblemCode, number>> = {
   BAD_REQUEST: 400,
   SNAPSHOT_INVALID: 400,
+  // A recording replay cannot read (DESIGN §28): never sent by the handler, listed for completeness.
+  RECORDING_INVALID: 400,
   UNAUTHORIZED: 401,
   SNAPSHOT_TAMPERED: 403,
   NOT_ASSIGNEE: 403,

@@ -3,7 +3,7 @@
  * handed to `onEvent`. A sub-agent's events go to the top run with the sub-agent's `agentPath`.
  */
 import type { ResolvedRecord } from '../machine/index.js';
-import type { AgentEvent, Decision, ResolutionKind } from '../types.js';
+import type { AgentEvent, ChatMessage, Decision, ResolutionKind } from '../types.js';
 import { nowIso, type Run } from './run.js';
 
 /** Distributive omit, so each event variant keeps its own fields. */
@@ -41,11 +41,11 @@ export function emit(run: Run, body: EventBody): void {
 /** What started a turn, as `turn_started` reports it. */
 export type Trigger = 'input' | 'respond' | 'retry' | 'continue' | 'expire' | 'stop';
 
-/** Starts a turn: counts it and emits `turn_started`. */
-export function beginTurn(run: Run, trigger: Trigger): void {
+/** Starts a turn: counts it and emits `turn_started` (with the messages an `input` turn adds). */
+export function beginTurn(run: Run, trigger: Trigger, input?: ChatMessage[]): void {
   run.turn++;
   run.trigger = trigger;
-  emit(run, { type: 'turn_started', trigger });
+  emit(run, { type: 'turn_started', trigger, ...(input ? { input } : {}) });
 }
 
 /** The audit decision of a resolution: a default taken at expiry is a timeout. */
@@ -67,6 +67,8 @@ export function emitResolved(run: Run, record: ResolvedRecord, result: string): 
     ...(record.approvals !== undefined ? { approvals: record.approvals } : {}),
     ...(record.extend !== undefined ? { extend: record.extend } : {}),
     ...(record.editedInput !== undefined ? { editedInput: JSON.parse(record.editedInput) } : {}),
+    ...(record.answers !== undefined ? { answers: record.answers } : {}),
+    ...(record.value !== undefined ? { value: JSON.parse(record.value) } : {}),
     result,
   });
 }

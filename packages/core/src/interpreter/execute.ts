@@ -168,6 +168,7 @@ export function finishTool(run: Run, toolCallId: string, toolName: string, resul
     toolName,
     ok: !errorCode,
     ...(errorCode ? { errorCode } : {}),
+    result,
   });
   tracingOf(run)?.endToolSpan(
     run,

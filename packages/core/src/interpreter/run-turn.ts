@@ -67,7 +67,7 @@ export async function runTurn<TOutput>(
     }
     const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
     const messages = toMessages(request.input);
-    beginTurn(run, 'input');
+    beginTurn(run, 'input', messages);
     send(run, { type: 'START', messages, maxSteps: agent.maxSteps });
     return continueTurn(run);
   }
@@ -81,7 +81,7 @@ export async function runTurn<TOutput>(
   }
   if (request.input !== undefined) {
     const messages = toMessages(request.input);
-    beginTurn(run, 'input');
+    beginTurn(run, 'input', messages);
     sendUserMessage(run, messages);
     return continueTurn(run);
   }

@@ -11,7 +11,7 @@ import { TurnkitError } from '../errors.js';
 import { type CallResult, type ChildState, type ParkedChild, pendingInteractions } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
 import type { AnyFunctionTool, SubagentRuntime } from '../tools/index.js';
-import type { ToolCall } from '../types.js';
+import type { ChatMessage, ToolCall } from '../types.js';
 import { type ChildRuns, childRun, childState, type DriveToRest } from './child.js';
 import { beginTurn } from './events.js';
 import { applyResolutions, prepareResolutions, type ResponseInput } from './resolve.js';
@@ -126,8 +126,9 @@ export async function runSubagentCall(
     const parsed = parseToolInput(tool, call.function.arguments);
     if (!parsed.ok) return { result: parsed.result };
     const { input } = parsed.input as { input: string };
-    beginTurn(run, 'input');
-    send(run, { type: 'START', messages: [{ role: 'user', content: input }], maxSteps: run.agent.maxSteps });
+    const messages: ChatMessage[] = [{ role: 'user', content: input }];
+    beginTurn(run, 'input', messages);
+    send(run, { type: 'START', messages, maxSteps: run.agent.maxSteps });
   }
   await drive(run);
   const outcome = outcomeOf(run, tool, call);

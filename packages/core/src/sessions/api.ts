@@ -3,6 +3,7 @@
  * what they return. `sessions.ts` implements them.
  */
 import type { ResponseInput } from '../interpreter/index.js';
+import type { Recording } from '../testing/index.js';
 import type { Agent, OnInteraction } from '../tools/index.js';
 import type {
   BudgetLimits,
@@ -271,6 +272,12 @@ export interface Sessions<TOutput = string> {
    * An unknown version or interaction throws `POINT_NOT_FOUND`.
    */
   fork(runId: string, request: ForkRequest, options?: SessionOptions): Promise<SessionResult<TOutput>>;
+  /**
+   * The run as a {@link Recording} (DESIGN §28): its whole transcript and every response with who
+   * gave it, to replay through today's agent (`replay` in `@turnkit/core/testing`). Unknown run (or
+   * another principal's): `RUN_NOT_FOUND`.
+   */
+  recording(runId: string, options?: TurnOptions): Promise<Recording>;
 }
 
 /** What {@link Sessions.extend} takes: how much later the ask expires, in ms (> 0). */

@@ -37,6 +37,7 @@ import { readInbox } from './inbox.js';
 import { hasLeftQueued, playQueued, queueInput } from './late-input.js';
 import { checkLinkOptions, openLink, signLink, usedLinkError } from './links.js';
 import { announce, onInteractionOf } from './notify.js';
+import { storedRecording } from './recording.js';
 import { escalatedLinkError, keepAsks } from './reminders.js';
 import { repeatOf } from './repeats.js';
 import { readHead, readTranscript } from './rows.js';
@@ -188,8 +189,9 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
       if (request.context !== undefined) assertSerializable(request.context, agent.serializer);
       const run = newRun(agent, request.runId ?? newRunId(), request.context, options);
-      beginTurn(run, 'input');
-      send(run, { type: 'START', messages: toMessages(request.input), maxSteps: agent.maxSteps });
+      const messages = toMessages(request.input);
+      beginTurn(run, 'input', messages);
+      send(run, { type: 'START', messages, maxSteps: agent.maxSteps });
       // A generated id is known to nobody before the run is stored: no claim, one write when the
       // turn rests. An id the caller chose may be known to others: claimed first, as a resume is.
       const played =
@@ -226,11 +228,12 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
         await recover(loaded);
         return this.send(runId, input, options);
       }
-      beginTurn(loaded.run, 'input');
+      const messages = toMessages(input);
+      beginTurn(loaded.run, 'input', messages);
       // A call started with no result (its worker died, then the run was stopped) settles by its
       // tool's onInDoubt before the message is read, never "dropped" (DESIGN §21).
       markInDoubt(loaded.run);
-      sendUserMessage(loaded.run, toMessages(input));
+      sendUserMessage(loaded.run, messages);
       return settle(await claimAndRun(loaded.run, loaded.version, loaded.logs, options), options);
     },
     async retry(runId, options = {}) {
@@ -359,6 +362,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       }
     },
     history: (runId, options) => historyOf(store, turns, runId, options),
+    recording: async (runId, options = {}) =>
+      storedRecording(store, (await load(runId, options, 'assignee')).run),
     // The fork's asks are its own: announced under its run id.
     fork: async (runId, request, options = {}) =>
       settle(await forkRun(agent, store, turns, runId, request, options), options),

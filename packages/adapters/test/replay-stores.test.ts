@@ -1,0 +1,208 @@
+/**
+ * `sessions.recording(runId)` on the file, Redis and PostgreSQL stores (DESIGN §28): a run played by
+ * one process, recorded by another from the store alone, replays through today's agent with no
+ * divergence and without running a tool — the whole transcript included when it was compacted,
+ * and a run whose worker was killed inside a tool (its in-doubt ask is not the agent's doing).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  askUserQuestion,
+  compaction,
+  createSessions,
+  defineAgent,
+  defineTool,
+  type SnapshotStore,
+} from '@turnkit/core';
+import { replay, type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { fileStore } from '../src/stores/file-store.js';
+import { postgresStore } from '../src/stores/postgres-store.js';
+import { redisStore } from '../src/stores/redis-store.js';
+import { countingChargeAgent } from './helpers/in-doubt-agent.js';
+import { bundleInDoubtWorker, killedInsideExecute, LEASE_MS, leaseLapse } from './helpers/in-doubt-kill.js';
+import { findServers, sharedStores } from './helpers/lease-stores.js';
+import { serverUrl } from './store-servers.js';
+
+const pgUrl = serverUrl('TURNKIT_PG_URL', 'PostgreSQL');
+const redisUrl = serverUrl('TURNKIT_REDIS_URL', 'Redis');
+const servers = findServers();
+bundleInDoubtWorker();
+
+const question = {
+  question: 'Which K562 line?',
+  header: 'Cell line',
+  options: [
+    { label: 'K562', description: 'Parental' },
+    { label: 'K562-dTAG', description: 'Degron' },
+  ],
+};
+
+/** The lab agent; `runs` counts every tool run; after 6 notes its history is compacted. */
+function labAgent(steps: ScriptedStep[], runs: { thaw: number; note: number }) {
+  const thaw = defineTool({
+    name: 'record_thaw',
+    description: 'Record a thaw',
+    input: z.object({ cellLine: z.string(), vials: z.number() }),
+    needsApproval: true,
+    execute: async ({ vials }) => {
+      runs.thaw++;
+      return { thawed: vials };
+    },
+  });
+  const note = defineTool({
+    name: 'note',
+    description: 'Note',
+    input: z.object({ n: z.number() }),
+    execute: async ({ n }) => {
+      runs.note++;
+      return `noted ${n} ${'lorem '.repeat(200)}`;
+    },
+  });
+  return defineAgent({
+    name: 'lab',
+    instructions: 'Lab assistant.',
+    model: scriptedModel(steps, { compaction: 'summary' }),
+    tools: [thaw, note, askUserQuestion()],
+    history: compaction({ maxTokens: 2500, keepRecent: 2 }),
+  });
+}
+
+/**
+ * The model's side: ask, thaw (approved with an edit), then — on the second message — 6 notes. Played
+ * in call order (a scripted model counts the assistant messages it sees, which compaction removes).
+ */
+function labSteps(): ScriptedStep[] {
+  const plan: ScriptedStep[] = [
+    { toolCalls: [{ id: 'call_ask', name: 'AskUserQuestion', arguments: { questions: [question] } }] },
+    { toolCalls: [{ id: 'call_thaw', name: 'record_thaw', arguments: { cellLine: 'K562-dTAG', vials: 2 } }] },
+    'Thawed.',
+    ...Array.from({ length: 6 }, (_, n) => ({
+      toolCalls: [{ id: `call_note_${n}`, name: 'note', arguments: { n } }],
+    })),
+    'noted all',
+  ];
+  let call = 0;
+  return Array.from({ length: 40 }, () => () => plan[call++]!);
+}
+
+async function recordAndReplay(store: SnapshotStore): Promise<void> {
+  const runs = { thaw: 0, note: 0 };
+  const sessions = createSessions({ agent: labAgent(labSteps(), runs), store });
+  const r1 = await sessions.start('Thaw K562');
+  await sessions.answer(r1.runId, { answers: { 'Cell line': 'K562-dTAG' } });
+  await sessions.approve(
+    r1.runId,
+    { rationale: 'one', editedInput: { cellLine: 'K562-dTAG', vials: 1 } },
+    { principal: 'ann' },
+  );
+  const last = await sessions.send(r1.runId, 'note six things');
+  expect(last.output).toBe('noted all');
+  expect(last.events.some((event) => event.type === 'history_compacted')).toBe(true);
+  expect(runs).toEqual({ thaw: 1, note: 6 });
+  // Another process: a new agent and sessions over the same store.
+  const recording = await createSessions({ agent: labAgent([], runs), store }).recording(r1.runId);
+  expect(recording.gaps).toBeUndefined();
+  expect(recording.turns.map((turn) => [turn.trigger, turn.principal ?? null])).toEqual([
+    ['input', null],
+    ['respond', null],
+    ['respond', 'ann'],
+    ['input', null],
+  ]);
+  const { result, divergences } = await replay(labAgent([], runs), JSON.parse(JSON.stringify(recording)));
+  expect(divergences).toEqual([]);
+  expect(result?.output).toBe('noted all');
+  expect(runs).toEqual({ thaw: 1, note: 6 });
+}
+
+describe('fileStore: sessions.recording', () => {
+  it('records a run another process replays with no divergence, running no tool', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'turnkit-replay-'));
+    try {
+      await recordAndReplay(fileStore(dir));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!redisUrl)('redisStore: sessions.recording', () => {
+  let client: Redis;
+  const prefix = `turnkit-test:${randomUUID()}:`;
+  beforeAll(async () => {
+    client = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await client.connect();
+  });
+  afterAll(async () => {
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length > 0) await client.del(...keys);
+    await client.quit();
+  });
+
+  it('records a run another process replays with no divergence, running no tool', async () => {
+    await recordAndReplay(redisStore(client, { prefix }));
+  });
+});
+
+describe.skipIf(!pgUrl)('postgresStore: sessions.recording', () => {
+  let pool: pg.Pool;
+  const table = `turnkit_test_${randomUUID().replaceAll('-', '')}`;
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: pgUrl, max: 4 });
+    await postgresStore(pool, { table }).migrate();
+  });
+  afterAll(async () => {
+    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
+    await pool.end();
+  });
+
+  it('records a run another process replays with no divergence, running no tool', async () => {
+    await recordAndReplay(postgresStore(pool, { table }));
+  });
+});
+
+describe('sessions.recording of a run whose worker died inside a tool (DESIGN §21)', () => {
+  for (const kind of ['file', 'postgres'] as const) {
+    for (const policy of ['ask', 'retry'] as const) {
+      it.skipIf(servers.missing(kind))(
+        `${kind}, onInDoubt ${policy}: replays as one turn, the call played once from its recorded result`,
+        async () => {
+          const backend = await sharedStores(kind, `replay-in-doubt-${policy}`, 1, servers.urls[kind]);
+          try {
+            const store = backend.stores[0]!;
+            const runId = `run_replay_in_doubt_${policy}_${Date.now().toString(36)}`;
+            const key = await killedInsideExecute({
+              address: backend.address!,
+              leaseMs: LEASE_MS,
+              policy,
+              runId,
+            });
+            await leaseLapse(store, runId);
+            const { agent, executions } = countingChargeAgent(policy);
+            const sessions = createSessions({ agent, store, leaseMs: LEASE_MS });
+            const taken = await sessions.retry(runId);
+            const done = policy === 'ask' ? await sessions.approve(runId) : taken;
+            expect(done.status).toBe('completed');
+            expect(executions).toEqual([key]);
+
+            const recording = await sessions.recording(runId);
+            expect(recording.turns).toHaveLength(1);
+            const today = countingChargeAgent(policy);
+            const { result, divergences } = await replay(today.agent, recording);
+            expect(divergences).toEqual([]);
+            expect(result?.output).toBe(done.output);
+            expect(today.executions).toEqual([]);
+          } finally {
+            await backend.teardown();
+          }
+        },
+        30_000,
+      );
+    }
+  }
+});

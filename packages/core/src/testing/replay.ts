@@ -1,0 +1,275 @@
+/**
+ * `replay` and `assertReplay` (DESIGN §28): a recorded run played through today's agent, turn by
+ * turn, with no model, no side effects and no person — the recorded model responses, tool results
+ * and human responses stand in for them — and every place where today's agent acts otherwise.
+ */
+import { TurnkitError } from '../errors.js';
+import { expire, respond, runTurn } from '../interpreter/index.js';
+import { errorCodeOf } from '../results.js';
+import type { Agent } from '../tools/index.js';
+import type {
+  AssistantMessage,
+  InteractionResponse,
+  PendingInteraction,
+  TurnOptions,
+  TurnResult,
+} from '../types.js';
+import { type Divergence, formatDivergences } from './divergence.js';
+import {
+  REDACTED,
+  type RecordedAsk,
+  type RecordedTurn,
+  type Recording,
+  readRecording,
+} from './recording-format.js';
+import { type ReplayOptions, ReplayState, replayAgent } from './replay-agent.js';
+
+export type { ReplayOptions } from './replay-agent.js';
+
+/** What {@link replay} found: today's run as it ended, and where it diverged from the recording. */
+export interface ReplayResult<TOutput = string> {
+  /** The last turn today's agent played (null when not even the first could be played). */
+  result: TurnResult<TOutput> | null;
+  /** Empty when today's agent acts exactly as recorded. */
+  divergences: Divergence[];
+}
+
+/** Where a divergence is judged: the same agent, call and kind of interaction. */
+type Asked = Pick<RecordedAsk, 'agentPath' | 'toolCallId' | 'kind' | 'toolName'>;
+const askKey = (ask: Asked) => `${ask.agentPath.join('/')}|${ask.toolCallId}|${ask.kind}`;
+const describeAsk = (ask: Asked) => ({
+  kind: ask.kind,
+  toolName: ask.toolName,
+  toolCallId: ask.toolCallId,
+  agentPath: ask.agentPath,
+});
+
+/** Tool results that say today's tools refuse the call (DESIGN §21's drift, a schema that changed). */
+const REFUSALS = new Set(['invalid_arguments', 'unknown_tool', 'tool_changed']);
+
+/** The model call (1 first) of a turn whose response holds the call `toolCallId`; 0 if none does. */
+function stepOf(messages: (AssistantMessage | undefined)[], toolCallId: string): number {
+  return messages.findIndex((message) => message?.tool_calls?.some((call) => call.id === toolCallId)) + 1;
+}
+
+/** Compares a played turn with its recording: the pauses, and calls today's tools refuse. */
+function compareTurn(
+  state: ReplayState,
+  recorded: RecordedTurn,
+  result: TurnResult<unknown>,
+  recordedResults: Map<string, string>,
+): void {
+  const before = state.divergences.length;
+  if (state.overrun && state.overrun.length > 1 && state.recording.source === 'snapshot') {
+    // A sub-agent whose conversation the source did not keep (a stored run's finished child).
+    const why = `the recording holds no response of sub-agent ${state.overrun.join('/')}: a snapshot or stored run keeps no finished sub-agent's conversation (record such runs from their event log)`;
+    state.diverge('missing', why, undefined, { modelCall: state.overrun });
+    return;
+  }
+  const today = result.events.flatMap((event) =>
+    event.type === 'interaction_requested' ? [event.interaction] : [],
+  );
+  const todaySteps = result.events.flatMap((event) =>
+    event.type === 'model_finished' ? [event.message] : [],
+  );
+  const recordedSteps = recorded.steps.map((step) => step.message);
+  const todayKeys = new Set(today.map(askKey));
+  const recordedKeys = new Set(recorded.asked.map(askKey));
+  for (const ask of recorded.asked) {
+    if (todayKeys.has(askKey(ask))) continue;
+    state.diverge(
+      'pause',
+      `the recording paused on ${ask.kind} for ${ask.toolName}; today's agent does not`,
+      describeAsk(ask),
+      { status: result.status },
+      stepOf(recordedSteps, ask.toolCallId),
+    );
+  }
+  for (const ask of today) {
+    if (recordedKeys.has(askKey(ask))) continue;
+    state.diverge(
+      'pause',
+      `today's agent pauses on ${ask.kind} for ${ask.toolName}; the recording did not`,
+      { status: recorded.status },
+      describeAsk(ask),
+      stepOf(todaySteps, ask.toolCallId),
+    );
+  }
+  // Calls of this turn's responses that today's tools refuse: at parse (a changed schema) or on resume (drift).
+  const calls = new Map(
+    todaySteps.flatMap((message) =>
+      (message?.tool_calls ?? []).map((call) => [call.id, call.function.name] as const),
+    ),
+  );
+  for (const message of result.messages) {
+    if (message.role !== 'tool' || !calls.has(message.tool_call_id)) continue;
+    const code = errorCodeOf(message.content);
+    const was = recordedResults.get(message.tool_call_id);
+    if (!code || !REFUSALS.has(code) || (was !== undefined && errorCodeOf(was) === code)) continue;
+    const toolName = calls.get(message.tool_call_id)!;
+    state.diverge(
+      'tool_changed',
+      `today's ${toolName} refuses the recorded call (${code})`,
+      was,
+      message.content,
+      stepOf(todaySteps, message.tool_call_id),
+    );
+  }
+  if (state.overrun && state.divergences.length === before) {
+    state.diverge(
+      'missing',
+      `today's agent ${state.overrun.join('/')} calls its model where the recording has no response`,
+      undefined,
+      { status: result.status },
+    );
+  }
+}
+
+/** The recorded responses of a turn, addressed to today's pending interactions. */
+function responsesFor(
+  state: ReplayState,
+  recorded: RecordedTurn,
+  pending: PendingInteraction[],
+): InteractionResponse[] {
+  const responses: InteractionResponse[] = [];
+  for (const { interactionId, toolCallId, kind, agentPath, response } of recorded.responses ?? []) {
+    const match =
+      pending.find((item) => item.id === interactionId) ??
+      pending.find((item) => askKey(item) === askKey({ agentPath, toolCallId, kind, toolName: '' }));
+    // Its pause already diverged (reported when asked): nothing to answer.
+    if (!match) continue;
+    if (JSON.stringify(response).includes(REDACTED)) {
+      state.diverge('missing', `the recorded response to ${interactionId} was redacted`, response, undefined);
+    }
+    responses.push({ id: match.id, ...response } as InteractionResponse);
+  }
+  return responses;
+}
+
+/** Plays one recorded turn through today's agent; null when there is nothing it can play. */
+async function playTurn<TOutput>(
+  agent: Agent<TOutput>,
+  state: ReplayState,
+  recorded: RecordedTurn,
+  last: TurnResult<TOutput> | null,
+): Promise<TurnResult<TOutput> | null> {
+  const options: TurnOptions = {
+    now: new Date(recorded.at),
+    ...(recorded.principal !== undefined ? { principal: recorded.principal } : {}),
+  };
+  if (recorded.trigger === 'input') {
+    if (!recorded.input) {
+      state.diverge('missing', 'the recording does not hold the input of this turn', undefined, undefined);
+      state.stopped = true;
+      return null;
+    }
+    if (!last) {
+      const context = state.options.context !== undefined ? { context: state.options.context } : {};
+      return runTurn(agent, { input: recorded.input, runId: state.recording.runId, ...context }, options);
+    }
+    return runTurn(agent, { snapshot: last.snapshot, input: recorded.input }, options);
+  }
+  // A stop has no client-held form (it marks a stored run): the next turn supersedes what it cancelled.
+  if (!last || recorded.trigger === 'stop') return null;
+  if (recorded.trigger === 'expire') return expire(agent, last.snapshot, options);
+  if (recorded.trigger === 'retry' || recorded.trigger === 'continue') {
+    return last.status === 'completed' || last.status === 'needs_input'
+      ? null
+      : runTurn(agent, { snapshot: last.snapshot }, options);
+  }
+  const responses = responsesFor(state, recorded, last.pending);
+  if (responses.length === 0) return null;
+  return respond(agent, last.snapshot, responses, options);
+}
+
+/**
+ * Plays `recording` through today's `agent` (DESIGN §28): the model answers with the recorded
+ * responses (`model: 'live'`: today's model, compared call by call — an eval), tools return their
+ * recorded results without running (`tools: 'live'`: today's tools run), and each pause is answered
+ * with the recorded response, by the recorded principal, at the recorded time: by default nothing
+ * leaves the process and nothing is written. A run recorded under another agent `version` is resumed through today's `migrate`, as a
+ * stored run would be. Replay stops where the run leaves the recorded path (another tool call, a
+ * refused output, a missing response): what follows could not be compared.
+ *
+ * @example
+ * const { divergences } = await replay(agent, recording);
+ * expect(divergences).toEqual([]);
+ */
+export async function replay<TOutput>(
+  agent: Agent<TOutput>,
+  recording: Recording,
+  options: ReplayOptions = {},
+): Promise<ReplayResult<TOutput>> {
+  const checked = readRecording(recording);
+  if (checked.agent !== agent.name) {
+    throw new TurnkitError(
+      'RECORDING_INVALID',
+      `This recording is of agent ${checked.agent}, not ${agent.name}: replay it with the agent that played it.`,
+    );
+  }
+  const state = new ReplayState(checked, options);
+  const today = replayAgent(agent, state);
+  // The first turn runs as the recorded version did, so later turns resume through `migrate`.
+  const older = checked.agentVersion !== null && checked.agentVersion !== agent.version;
+  const first = older ? replayAgent(agent, state, checked.agentVersion!) : today;
+  const recordedResults = new Map(
+    checked.turns.flatMap((turn) => turn.results.map((item) => [item.toolCallId, item.result] as const)),
+  );
+  let last: TurnResult<TOutput> | null = null;
+  if (checked.turns[0]?.trigger !== 'input') {
+    // A log cut at the start (or an empty one): nothing could be compared, which is not a pass.
+    state.diverge(
+      'missing',
+      'the recording does not start with the run’s first turn',
+      'turn 1 (input)',
+      checked.turns[0]?.trigger ?? 'no turn',
+    );
+    return { result: null, divergences: state.divergences };
+  }
+  for (const [index, turn] of checked.turns.entries()) {
+    if (state.stopped) break;
+    state.begin(turn);
+    let played: TurnResult<TOutput> | null;
+    try {
+      played = await playTurn(index === 0 ? first : today, state, turn, last);
+    } catch (error) {
+      if (!TurnkitError.isInstance(error) || turn.trigger !== 'respond') throw error;
+      // Today's agent refuses the recorded response: another assignee rule, quorum or question.
+      state.diverge(
+        'pause',
+        `today's agent refuses the recorded ${turn.trigger} (${error.code})`,
+        turn.responses ?? turn.trigger,
+        { code: error.code, message: error.message },
+      );
+      continue;
+    }
+    if (!played) continue;
+    compareTurn(state, turn, played as TurnResult<unknown>, recordedResults);
+    last = played;
+  }
+  return { result: last, divergences: state.divergences };
+}
+
+/**
+ * Replays `recording` through today's `agent` and throws an `Error` whose message is a readable
+ * diff (turn, step, kind, expected and actual) when today's agent acts otherwise: for vitest,
+ * node:test or any runner.
+ *
+ * @example
+ * it('still thaws a vial the way production did', async () => {
+ *   await assertReplay(agent, JSON.parse(await readFile('test/recordings/thaw.json', 'utf8')));
+ * });
+ */
+export async function assertReplay<TOutput>(
+  agent: Agent<TOutput>,
+  recording: Recording,
+  options: ReplayOptions = {},
+): Promise<ReplayResult<TOutput>> {
+  const replayed = await replay(agent, recording, options);
+  if (replayed.divergences.length > 0) {
+    throw new Error(
+      formatDivergences(`Replay of run ${recording.runId} (agent ${recording.agent})`, replayed.divergences),
+    );
+  }
+  return replayed;
+}
