@@ -15,6 +15,23 @@ export {
   StateError,
   TurnkitError,
 } from './errors.js';
+export type {
+  AnyHook,
+  Hook,
+  HookAsk,
+  HookCall,
+  HookConfig,
+  HookContext,
+  HookDecision,
+  HookFunctions,
+  HookModelRequest,
+  HookModelResponse,
+  HookPoint,
+  HookQuestion,
+  ToolPolicyConfig,
+  ToolRule,
+} from './hooks/index.js';
+export { defineHook, toolPolicy } from './hooks/index.js';
 export type { ResponseInput, RunTurnRequest } from './interpreter/index.js';
 export {
   type AgentTool,

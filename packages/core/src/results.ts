@@ -21,7 +21,9 @@ export type ToolErrorCode =
   /** DESIGN §21: the call's tool is gone, or its new schema refuses the call's input. */
   | 'tool_changed'
   /** DESIGN §21: a call in doubt that a human declined to run again (it may or may not have run). */
-  | 'tool_in_doubt';
+  | 'tool_in_doubt'
+  /** DESIGN §26: a hook (or the person reviewing for one) refused the call, or its result. */
+  | 'denied';
 
 /** The JSON text of an error result. `extra` fields (e.g. `rationale`) follow `message`. */
 export function toolErrorResult(

@@ -4,12 +4,23 @@
  */
 import { ModelError, publicModelMessage } from '../errors.js';
 import { COMPACT } from '../keys.js';
-import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
+import { type HookResume, pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
 import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
 import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
+import {
+  afterModelPoint,
+  beforeModelPoint,
+  hookError,
+  type ModelPointOutcome,
+  messageOf,
+  modelReview,
+  responseSubject,
+  WITHHELD,
+  withheldFeedback,
+} from './hook-points.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, nowIso, type Run, send, stateOf, tracingOf } from './run.js';
@@ -111,21 +122,83 @@ function responded(run: Run, message: AssistantMessage): void {
   send(run, { type: 'MODEL_RESPONDED', message });
 }
 
-async function callModel(run: Run): Promise<void> {
-  const { agent, options } = run;
-  const context = run.state.context;
+/** The request for the next model call: instructions, compaction (DESIGN §22), then the beforeModel hooks. */
+async function requestFor(run: Run): Promise<ModelRequest | undefined> {
+  const resume = run.state.context.hookResume;
+  // A beforeModel review decided (DESIGN §26): its point goes on with the request it reviewed.
+  if (resume?.point === 'beforeModel') {
+    const stored = JSON.parse(resume.subject) as Pick<ModelRequest, 'messages' | 'settings'>;
+    return modelPoint(
+      run,
+      await beforeModelPoint(run, { ...modelRequest(run, ''), ...stored }, resume),
+      resume,
+    );
+  }
   const instructions = await instructionsFor(run);
-  if (typeof instructions !== 'string') return send(run, { type: 'MODEL_FAILED', error: instructions });
+  if (typeof instructions !== 'string') return void send(run, { type: 'MODEL_FAILED', error: instructions });
   // Long runs (DESIGN §22): the oldest messages may be compacted before the request is sent.
   let request = modelRequest(run, instructions);
   const compact = run.agent.history?.[COMPACT] as Compactor | undefined;
   const compaction = compact ? await compact(run, request) : 'fits';
-  if (compaction === 'aborted') return send(run, { type: 'ABORT' });
+  if (compaction === 'aborted') return void send(run, { type: 'ABORT' });
   if (typeof compaction === 'object') {
     if (compaction.cause !== undefined) report(run, compaction.cause);
-    return send(run, { type: 'MODEL_FAILED', error: compaction.error });
+    return void send(run, { type: 'MODEL_FAILED', error: compaction.error });
   }
   if (compaction === 'compacted') request = modelRequest(run, instructions);
+  return modelPoint(run, await beforeModelPoint(run, request));
+}
+
+/**
+ * What a model point's hooks came to, acted on: the value to go on with, or undefined once the
+ * machine was told (a review to wait for, a denial, a failure that keeps `resume`).
+ */
+function modelPoint<T>(run: Run, outcome: ModelPointOutcome<T>, resume?: HookResume): T | undefined {
+  if ('go' in outcome) return outcome.go;
+  if ('failed' in outcome) {
+    send(run, {
+      type: 'MODEL_FAILED',
+      error: hookError(outcome.failed),
+      ...(resume ? { hookResume: resume } : {}),
+    });
+  } else if ('draft' in outcome) {
+    const interaction = modelReview(run, outcome.draft);
+    send(run, { type: 'BUDGET_REACHED', interaction });
+    emit(run, { type: 'interaction_requested', interaction: toPending(interaction) });
+  } else if (outcome.deny.point === 'beforeModel') {
+    const { hook, reason } = outcome.deny;
+    send(run, {
+      type: 'BLOCKED',
+      error: { code: 'BLOCKED', message: `Hook ${hook} blocked the model call: ${reason}` },
+    });
+  } else {
+    // afterModel: the response is dropped and the model is told why (within maxSteps).
+    const { hook, reason } = outcome.deny;
+    send(run, {
+      type: 'OUTPUT_REJECTED',
+      message: WITHHELD,
+      feedback: { role: 'user', content: withheldFeedback(hook, reason) },
+    });
+  }
+  return undefined;
+}
+
+async function callModel(run: Run): Promise<void> {
+  const { agent, options } = run;
+  const context = run.state.context;
+  // An afterModel review decided (DESIGN §26): the reviewed response goes on, the model is not called again.
+  const resume = context.hookResume;
+  if (resume?.point === 'afterModel') {
+    const message = modelPoint(
+      run,
+      await afterModelPoint(run, messageOf(JSON.parse(resume.subject)), resume),
+      resume,
+    );
+    if (message) responded(run, sanitize(message, context.modelCalls + 1));
+    return;
+  }
+  const request = await requestFor(run);
+  if (!request) return;
   emit(run, { type: 'model_started', step: context.modelCalls + 1 });
   const endSpan = tracingOf(run)?.modelSpan(run, context.modelCalls + 1) ?? noSpan;
   let response: Awaited<ReturnType<typeof agent.model.generate>>;
@@ -172,11 +245,21 @@ async function callModel(run: Run): Promise<void> {
     ...(response.usage ? { usage: response.usage } : {}),
     message,
   });
-  responded(run, message);
+  // afterModel hooks (DESIGN §26); a failure keeps the response, so a retry does not call the model again.
+  const held: HookResume = {
+    point: 'afterModel',
+    hook: '',
+    from: 0,
+    subject: JSON.stringify(responseSubject(message)),
+  };
+  const kept = modelPoint(run, await afterModelPoint(run, message), held);
+  if (kept) responded(run, kept === message ? message : sanitize(kept, context.modelCalls + 1));
 }
 
 async function executeStep(run: Run): Promise<void> {
-  const outcomes = await runStep(run, driveToRest);
+  const { outcomes, failure } = await runStep(run, driveToRest);
+  // A hook failed (DESIGN §26): the other calls' outcomes are kept and the turn fails.
+  if (failure) return send(run, { type: 'HOOK_FAILED', outcomes, error: hookError(failure) });
   send(run, { type: 'TOOLS_SETTLED', outcomes });
   for (const outcome of outcomes) {
     if ('interaction' in outcome)
@@ -241,6 +324,9 @@ function emitTurnEnd(run: Run): void {
       break;
     case 'budgetExceeded':
       emit(run, { type: 'turn_budget_exceeded', spent: spentOf(run), limit: limitsOf(run) ?? {} });
+      break;
+    case 'blocked':
+      emit(run, { type: 'turn_blocked', error: context.error ?? { code: 'BLOCKED', message: 'blocked' } });
       break;
     default:
       emit(run, { type: 'turn_aborted' });

@@ -166,7 +166,7 @@ export function prepareResolutions(
     const owner = context.step?.find(
       (call) => call.status === 'pending' && call.interaction?.id === interaction.id,
     );
-    if (owner || interaction.kind === 'budget') {
+    if (owner || interaction === context.budgetPause) {
       const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
       if (expired) {
         prepared.push(expiredResolution(interaction, stamp));

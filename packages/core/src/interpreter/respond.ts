@@ -59,7 +59,16 @@ export async function answerQuestion<TOutput>(
 export async function approve<TOutput>(
   agent: Agent<TOutput>,
   snapshot: string,
-  decision: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits } = {},
+  decision: {
+    id?: string;
+    rationale?: string;
+    editedInput?: unknown;
+    extend?: BudgetLimits;
+    /** Reviews (DESIGN §26): go on with this subject instead. */
+    edit?: unknown;
+    /** `'run'`: later calls of the same tool in the run with an input judged the same pass without asking. */
+    remember?: 'run';
+  } = {},
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
   return respond(

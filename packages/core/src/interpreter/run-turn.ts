@@ -91,6 +91,7 @@ export async function runTurn<TOutput>(
     case 'aborted':
     case 'maxSteps':
     case 'budgetExceeded':
+    case 'blocked':
       beginTurn(run, 'retry');
       send(run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return continueTurn(run);

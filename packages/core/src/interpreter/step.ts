@@ -5,6 +5,8 @@
  * agent's parallel-question policy. Returns one outcome per call that
  * finished; calls interrupted by an abort get none and run again on retry.
  */
+
+import type { HookFailure } from '../hooks/index.js';
 import {
   type CallResult,
   extend,
@@ -27,11 +29,16 @@ import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool, startTool } from './execute.js';
+import { afterBefore, resumeReviewed, TOOL_APPROVAL } from './hook-calls.js';
+import { afterToolPoint, beforeToolPoint, inputKey, isRemembered } from './hook-points.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
 import type { SubagentPlayer } from './subagents.js';
 import { parseToolInput } from './tool-input.js';
 
-type CallOutcome = CallResult | { draft: AskDraft } | undefined;
+/** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
+type HookFailed = { failed: HookFailure; resume?: StoredInteraction; askResponse?: string };
+
+type CallOutcome = CallResult | { draft: AskDraft } | HookFailed | undefined;
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
@@ -104,7 +111,9 @@ async function runTool(
   options: Parameters<typeof execute>[4] = {},
 ): Promise<CallOutcome> {
   const outcome = await execute(run, tool, call, input, options);
-  if (!outcome || 'result' in outcome) return outcome;
+  if (!outcome) return outcome;
+  // DESIGN §26: what the tool returned goes through the afterTool hooks before the model reads it.
+  if ('result' in outcome) return afterToolPoint(run, tool, call, input, outcome.result);
   const { request } = outcome.ask;
   if (run.options.interactive === false && request && !('approval' in request)) {
     const result = toolErrorResult('user_input_unavailable', unavailableMessage(run, tool.name));
@@ -157,15 +166,39 @@ async function askPolicy(
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
   const parsed = parseToolInput(tool, call.function.arguments);
   if (!parsed.ok) return { result: parsed.result };
-  if (tool.needsApproval) {
-    const decision = await decideApproval(run, tool, call, parsed.input);
+  return afterBefore(await beforeToolPoint(run, tool, call, parsed.input), (input, raw) =>
+    approveOrRun(run, tool, call, input, raw),
+  );
+}
+
+/**
+ * After the beforeTool hooks let a call go: its tool's own approval (unless one remembered for the
+ * run covers it), then the tool. `raw` is the input as JSON text (a hook may have rewritten it).
+ */
+async function approveOrRun(
+  run: Run,
+  tool: AnyFunctionTool,
+  call: ToolCall,
+  input: unknown,
+  raw: string,
+  options: Parameters<typeof execute>[4] = {},
+): Promise<CallOutcome> {
+  const remembered = () =>
+    isRemembered(
+      run,
+      TOOL_APPROVAL,
+      tool.name,
+      inputKey(tool.approval?.rememberBy as ((input: unknown) => string) | undefined, input),
+    );
+  if (tool.needsApproval && !remembered()) {
+    const decision = await decideApproval(run, tool, call, input);
     if (typeof decision === 'object') return decision;
     if (decision !== false) {
-      const policy = await resolvePolicy(run, tool.name, call.id, parsed.input, tool.approval);
+      const policy = await resolvePolicy(run, tool.name, call.id, input, tool.approval);
       if ('result' in policy) return policy;
       const approval: AskDraft = {
         kind: 'approval',
-        input: call.function.arguments === '' ? '{}' : call.function.arguments,
+        input: raw,
         ...(typeof decision === 'string' ? { reason: decision } : {}),
         expiresAt: expiresAt(run, tool.approvalTimeoutMs),
         schemaHash: tool.schemaHash,
@@ -173,7 +206,7 @@ async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promi
       return { draft: extend(policy.fields, approval) };
     }
   }
-  return runTool(run, tool, call, parsed.input);
+  return runTool(run, tool, call, input, options);
 }
 
 async function runCall(
@@ -220,6 +253,12 @@ async function runCall(
     const handled = await run.doubt.outcome(run, tool, stepCall, call);
     if (handled) return handled;
   }
+  // A hook's review decided (DESIGN §26): its point goes on after the hook that asked.
+  if (stepCall.interaction?.review) {
+    return resumeReviewed(run, tool, stepCall, call, (input, raw, options) =>
+      approveOrRun(run, tool, call, input, raw, options),
+    );
+  }
   if (stepCall.status === 'approved') {
     const raw = stepCall.approvedInput ?? call.function.arguments;
     const parsed = parseToolInput(tool, raw);
@@ -242,7 +281,10 @@ async function runCall(
  * Runs the step's runnable calls and returns their outcomes (in call order). `drive` plays a
  * sub-agent's loop: the loop passes itself in, so this layer never imports it back.
  */
-export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome[]> {
+export async function runStep(
+  run: Run,
+  drive: DriveToRest,
+): Promise<{ outcomes: StepOutcome[]; failure?: HookFailure }> {
   const context = run.state.context;
   const step = context.step ?? [];
   const last = context.messages[context.messages.length - 1];
@@ -270,11 +312,18 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
     tracingOf(run)?.endOpenToolSpans(run);
   });
   const outcomes: StepOutcome[] = [];
+  let failure: HookFailure | undefined;
   let waiting = step.filter((call) => call.status === 'pending').length;
   let created = context.interactionCount;
   runnable.forEach((stepCall, index) => {
     const outcome = settled[index];
     if (!outcome) return;
+    if ('failed' in outcome) {
+      failure ??= outcome.failed;
+      const { resume, askResponse } = outcome;
+      if (resume && askResponse) outcomes.push({ toolCallId: stepCall.toolCallId, resume, askResponse });
+      return;
+    }
     if ('result' in outcome) {
       outcomes.push({ toolCallId: stepCall.toolCallId, ...outcome });
       return;
@@ -302,5 +351,5 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
     });
     outcomes.push({ toolCallId: stepCall.toolCallId, interaction });
   });
-  return outcomes;
+  return failure ? { outcomes, failure } : { outcomes };
 }

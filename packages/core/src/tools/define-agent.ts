@@ -4,6 +4,7 @@
  * computed here once, not per turn.
  */
 import { TurnkitError } from '../errors.js';
+import { checkHooks } from '../hooks/index.js';
 import type { ResponseFormat, ToolSpec } from '../types.js';
 import { checkBudget, checkPricing } from './budget-config.js';
 import { toJsonSchema } from './define-tool.js';
@@ -110,6 +111,7 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   if (config.telemetry !== undefined) checkTelemetry(`Agent ${config.name}`, config.telemetry);
   if (config.pricing !== undefined) checkPricing(`Agent ${config.name}`, config.pricing);
   if (config.history !== undefined) checkHistory(`Agent ${config.name}`, config.history);
+  if (config.hooks !== undefined) checkHooks(`Agent ${config.name}`, config.hooks);
   const responseFormat = responseFormatOf(config);
   const tools = [...(config.tools ?? [])];
   // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this
