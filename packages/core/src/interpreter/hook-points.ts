@@ -41,7 +41,10 @@ export function hooksOf(run: Run): readonly AnyHook[] {
   if (!extra || extra.length === 0) return own;
   let all = checkedCallHooks.get(extra);
   if (!all) {
-    all = checkHooks(`Agent ${run.agent.name} with TurnOptions.hooks`, [...own, ...(extra as readonly AnyHook[])]);
+    all = checkHooks(`Agent ${run.agent.name} with TurnOptions.hooks`, [
+      ...own,
+      ...(extra as readonly AnyHook[]),
+    ]);
     checkedCallHooks.set(extra, all);
   }
   return all;
