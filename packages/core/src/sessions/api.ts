@@ -133,11 +133,20 @@ export interface Sessions<TOutput = string> {
   ): Promise<SessionResult<TOutput>>;
   /**
    * Approves a pending call (with an approval `quorum`, counts this principal's approval); on a
-   * `budget` interaction, `extend` raises the run's limits before it goes on.
+   * `budget` interaction, `extend` raises the run's limits before it goes on; on a hook's `review`,
+   * `edit` goes on with an edited subject (DESIGN §26). `remember: 'run'` lets later calls of the
+   * same tool with an input judged the same pass without asking.
    */
   approve(
     runId: string,
-    decision?: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits },
+    decision?: {
+      id?: string;
+      rationale?: string;
+      editedInput?: unknown;
+      extend?: BudgetLimits;
+      edit?: unknown;
+      remember?: 'run';
+    },
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
   reject(

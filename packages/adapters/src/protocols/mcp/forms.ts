@@ -20,6 +20,7 @@ import type {
   Question,
   QuestionAnswer,
   QuestionPayload,
+  ReviewPayload,
 } from '@turnkit/core';
 
 type FormSchema = Extract<ElicitRequest['params'], { mode?: 'form' }>['requestedSchema'];
@@ -80,6 +81,26 @@ function approvalForm(
   };
 }
 
+/** A hook's review (DESIGN §26): what is under review shown in the message, decided like an approval. */
+function reviewForm(payload: ReviewPayload): { message: string; schema: FormSchema } {
+  const reason = payload.reason ? `\n${payload.reason}` : '';
+  return {
+    message: `Review (${payload.hook}, ${payload.point})?${reason}\nUnder review: ${JSON.stringify(payload.subject)}`,
+    schema: {
+      type: 'object',
+      properties: {
+        approved: {
+          type: 'boolean',
+          title: 'Approve',
+          description: 'Let the run go on with what is under review',
+        },
+        reason: { type: 'string', title: 'Reason', description: 'Why (optional; the agent reads it)' },
+      },
+      required: ['approved'],
+    },
+  };
+}
+
 /** One form elicitation per pending interaction, keyed by interaction id. `notice` prefixes every message. */
 export function elicitations(pending: readonly PendingInteraction[], notice = ''): InputRequests {
   const requests: InputRequests = {};
@@ -89,11 +110,13 @@ export function elicitations(pending: readonly PendingInteraction[], notice = ''
         ? questionForm(interaction.payload as QuestionPayload)
         : interaction.kind === 'approval'
           ? approvalForm(interaction, interaction.payload as ApprovalPayload)
-          : {
-              message: (interaction.payload as InputPayload).message,
-              // The form's JSON Schema, passed as the tool gave it (forms should be flat, as MCP requires).
-              schema: (interaction.payload as InputPayload).schema as FormSchema,
-            };
+          : interaction.kind === 'review'
+            ? reviewForm(interaction.payload as ReviewPayload)
+            : {
+                message: (interaction.payload as InputPayload).message,
+                // The form's JSON Schema, passed as the tool gave it (forms should be flat, as MCP requires).
+                schema: (interaction.payload as InputPayload).schema as FormSchema,
+              };
     requests[interaction.id] = {
       method: 'elicitation/create',
       params: { mode: 'form', message: `${notice}${message}`, requestedSchema: schema },
@@ -120,7 +143,7 @@ function questionAnswer(question: Question, content: Record<string, unknown>): Q
 
 function accepted(interaction: PendingInteraction, content: Record<string, unknown>): InteractionResponse {
   const { id } = interaction;
-  if (interaction.kind === 'approval') {
+  if (interaction.kind === 'approval' || interaction.kind === 'review') {
     const rationale = text(content.reason);
     const decision = { id, ...(rationale === undefined ? {} : { rationale }) };
     return content.approved === true ? { ...decision, type: 'approve' } : { ...decision, type: 'reject' };
@@ -149,7 +172,10 @@ export function responsesFrom(
     if (result.action === 'accept') {
       const content = (result.content ?? {}) as Record<string, unknown>;
       responses.push(accepted(interaction, content));
-    } else if (result.action === 'decline' && interaction.kind === 'approval') {
+    } else if (
+      result.action === 'decline' &&
+      (interaction.kind === 'approval' || interaction.kind === 'review')
+    ) {
       responses.push({ id: interaction.id, type: 'reject', rationale: 'Declined by the user.' });
     } else {
       const reason = result.action === 'decline' ? 'Declined by the user.' : 'Cancelled by the user.';
