@@ -28,11 +28,11 @@ import { type AskDraft, askDraft, askResponseFor } from './ask.js';
 import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
-import { decideApproval, execute, finishTool, startTool } from './execute.js';
+import { decideApproval, execute, finishTool } from './execute.js';
 import { afterBefore, resumeReviewed, TOOL_APPROVAL } from './hook-calls.js';
 import { afterToolPoint, beforeToolPoint, inputKey, isRemembered } from './hook-points.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
-import type { SubagentPlayer } from './subagents.js';
+import { runSubagentCall } from './subagent-call.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
@@ -229,25 +229,8 @@ async function runCall(
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
-  if (tool.builtin === 'answer_subagent' || tool.subagent) {
-    // The player comes with the tool (agentTool, answerSubagentTool), so the loop never imports it.
-    const player = tool.subagents as SubagentPlayer | undefined;
-    if (!player) {
-      const result = `${tool.name} is an agent tool that was not made by agentTool or answerSubagentTool, so the loop cannot play it.`;
-      return { result: toolErrorResult('tool_error', result) };
-    }
-    if (tool.builtin === 'answer_subagent') return player.answer(run, tool, call, drive);
-    startTool(run, call.id, tool.name, stepCall.status === 'resuming');
-    const outcome = await player.call(
-      run,
-      tool,
-      call,
-      stepCall.status === 'resuming' ? stepCall.child : undefined,
-      drive,
-    );
-    if (outcome && 'result' in outcome) finishTool(run, call.id, tool.name, outcome.result);
-    return outcome;
-  }
+  if (tool.builtin === 'answer_subagent' || tool.subagent)
+    return runSubagentCall(run, tool, stepCall, call, drive);
   // Only sessions mark calls in doubt, and they hand in run.doubt (DESIGN §21).
   if (stepCall.inDoubt && run.doubt?.isInDoubt(stepCall, tool)) {
     const handled = await run.doubt.outcome(run, tool, stepCall, call);
