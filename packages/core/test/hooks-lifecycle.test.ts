@@ -23,7 +23,11 @@ const SECRET = 'hooks-lifecycle-secret-of-32-characters';
 const T0 = new Date('2030-01-01T09:00:00.000Z');
 const later = (ms: number) => new Date(T0.getTime() + ms);
 
-function shop(runs: number[], hooks = [defineHook({ name: 'gate', beforeTool: () => ({ ask: { expiresInMs: 60_000 } }) })], encrypt = false) {
+function shop(
+  runs: number[],
+  hooks = [defineHook({ name: 'gate', beforeTool: () => ({ ask: { expiresInMs: 60_000 } }) })],
+  encrypt = false,
+) {
   const pay = defineTool({
     name: 'pay',
     description: 'Pays.',
@@ -36,7 +40,10 @@ function shop(runs: number[], hooks = [defineHook({ name: 'gate', beforeTool: ()
   return defineAgent({
     name: 'shop',
     instructions: 'Shop.',
-    model: scriptedModel([{ toolCalls: [{ id: 'c1', name: 'pay', arguments: { amount: 3 } }] }, (request) => `Done: ${request.messages.at(-1)?.content}`]),
+    model: scriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'pay', arguments: { amount: 3 } }] },
+      (request) => `Done: ${request.messages.at(-1)?.content}`,
+    ]),
     tools: [pay],
     hooks,
     snapshot: { secret: SECRET, encrypt },
@@ -86,9 +93,9 @@ describe('a review that waits', () => {
     const agent = shop(runs, undefined, true);
     const paused = await runTurn(agent, { input: 'pay' });
     expect(paused.snapshot).not.toContain('amount');
-    expect(parseSnapshot(paused.snapshot, { secret: SECRET }).state.context.step?.[0]?.interaction?.kind).toBe(
-      'review',
-    );
+    expect(
+      parseSnapshot(paused.snapshot, { secret: SECRET }).state.context.step?.[0]?.interaction?.kind,
+    ).toBe('review');
     await approve(agent, paused.snapshot);
     expect(runs).toEqual([3]);
   });
@@ -107,8 +114,14 @@ describe('model point reviews in store mode', () => {
     const agent = defineAgent({ name: 'support', instructions: 'Help.', model, hooks: [review] });
     const store = memoryStore();
     const started = await createSessions({ agent, store }).start({ input: 'refund?' });
-    expect(started.pendingQuestion).toMatchObject({ kind: 'review', toolCallId: '', payload: { point: 'afterModel' } });
-    const done = await createSessions({ agent, store }).approve(started.runId, { edit: 'Your refund: 50 EUR' });
+    expect(started.pendingQuestion).toMatchObject({
+      kind: 'review',
+      toolCallId: '',
+      payload: { point: 'afterModel' },
+    });
+    const done = await createSessions({ agent, store }).approve(started.runId, {
+      edit: 'Your refund: 50 EUR',
+    });
     expect(done.output).toBe('Your refund: 50 EUR');
     expect(modelCalls).toBe(1);
   });
@@ -117,20 +130,32 @@ describe('model point reviews in store mode', () => {
 describe('sub-agents', () => {
   it('run their own hooks, not their parent’s', async () => {
     const seen: string[] = [];
-    const lookup = defineTool({ name: 'lookup', description: 'Looks up.', input: z.object({}), execute: () => 'found' });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks up.',
+      input: z.object({}),
+      execute: () => 'found',
+    });
     const child = defineAgent({
       name: 'child',
       instructions: 'Look up.',
       model: scriptedModel([{ toolCalls: [{ id: 'k1', name: 'lookup', arguments: {} }] }, 'child done']),
       tools: [lookup],
-      hooks: [defineHook({ name: 'child-hook', beforeTool: (call) => void seen.push(`child-hook:${call.name}`) })],
+      hooks: [
+        defineHook({ name: 'child-hook', beforeTool: (call) => void seen.push(`child-hook:${call.name}`) }),
+      ],
     });
     const parent = defineAgent({
       name: 'parent',
       instructions: 'Delegate.',
-      model: scriptedModel([{ toolCalls: [{ id: 'p1', name: 'ask_child', arguments: { input: 'go' } }] }, 'parent done']),
+      model: scriptedModel([
+        { toolCalls: [{ id: 'p1', name: 'ask_child', arguments: { input: 'go' } }] },
+        'parent done',
+      ]),
       tools: [agentTool(child, { name: 'ask_child', description: 'Asks the child.' })],
-      hooks: [defineHook({ name: 'parent-hook', beforeTool: (call) => void seen.push(`parent-hook:${call.name}`) })],
+      hooks: [
+        defineHook({ name: 'parent-hook', beforeTool: (call) => void seen.push(`parent-hook:${call.name}`) }),
+      ],
     });
     const call = defineHook({ name: 'call-hook', beforeTool: (c) => void seen.push(`call-hook:${c.name}`) });
     const result = await runTurn(parent, { input: 'go' }, { hooks: [call] });

@@ -108,6 +108,26 @@ describe('hooks at tool points', () => {
   });
 });
 
+describe('async hooks', () => {
+  it('chain as sync ones do: an async rewrite, a sync one, then an async ask on what they left', async () => {
+    const runs: unknown[] = [];
+    const slow = defineHook({
+      name: 'slow',
+      beforeTool: async (call) => ({ input: { amount: (call.input as { amount: number }).amount + 1 } }),
+    });
+    const fast = defineHook({
+      name: 'fast',
+      beforeTool: (call) => ({ input: { amount: (call.input as { amount: number }).amount * 10 } }),
+    });
+    const asker = defineHook({ name: 'asker', beforeTool: async () => ({ ask: true }) });
+    const agent = agentWith([slow, fast, asker], runs);
+    const paused = await runTurn(agent, { input: 'pay' });
+    expect(paused.pendingQuestion?.payload).toMatchObject({ subject: { input: { amount: 510 } } });
+    await approve(agent, paused.snapshot);
+    expect(runs).toEqual([{ amount: 510 }]);
+  });
+});
+
 describe('reviews at beforeTool', () => {
   it('approve: the asking hook and those before it never run again, those after run once, the tool once', async () => {
     const runs: unknown[] = [];
@@ -235,6 +255,28 @@ describe('reviews at afterTool and the model points', () => {
     const done = await approve(agent, paused.snapshot, { edit: 'Refund approved: 50 EUR.' });
     expect(done.output).toBe('Refund approved: 50 EUR.');
     expect(modelCalls).toBe(1);
+  });
+
+  it('afterModel review of tool calls: the subject shows their inputs; approved, they run with them', async () => {
+    const runs: unknown[] = [];
+    const check = defineHook({
+      name: 'check',
+      afterModel: (response) => (response.toolCalls.length ? { ask: true } : undefined),
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'pay', arguments: '{"amount": 12}' }] },
+      'Done.',
+    ]);
+    const agent = agentWith([check], runs, model);
+    const paused = await runTurn(agent, { input: 'pay' });
+    expect(paused.pendingQuestion?.payload).toMatchObject({
+      point: 'afterModel',
+      subject: { text: null, toolCalls: [{ id: 'c1', name: 'pay', input: { amount: 12 } }] },
+    });
+    const done = await approve(agent, paused.snapshot);
+    expect(runs).toEqual([{ amount: 12 }]);
+    // The reviewed response is kept as reviewed: its arguments are the subject's inputs, as JSON.
+    expect(done.messages[1]).toMatchObject({ tool_calls: [{ function: { arguments: '{"amount":12}' } }] });
   });
 
   it('afterModel deny: the response is dropped and the model is told why', async () => {

@@ -139,20 +139,36 @@ function thrownText(error: unknown): string {
   }
 }
 
-/** Calls one hook function; its decision, checked (a thrown error is a failure). */
-async function called(
+/** What calling one hook function came to: its decision, checked, or what went wrong. */
+type Called = { decision: HookDecision | null } | { problem: string };
+
+const GO_ON: Called = Object.freeze({ decision: null });
+
+/**
+ * Calls one hook function with the subject; its decision, checked (a thrown error is a failure).
+ * Synchronous unless the hook returned a promise: a chain of hooks that decide at once (most pass
+ * through) costs no promise at all.
+ */
+function called(
   hook: AnyHook,
   point: HookPoint,
-  call: () => unknown,
-): Promise<{ decision: HookDecision | null } | { problem: string }> {
+  invoke: (hook: AnyHook, subject: unknown) => unknown,
+  subject: unknown,
+): Called | Promise<Called> {
+  let returned: unknown;
   try {
-    const returned = call();
-    const value =
-      typeof (returned as Promise<unknown> | undefined)?.then === 'function' ? await returned : returned;
-    return checkDecision(hook, point, value);
+    returned = invoke(hook, subject);
   } catch (error) {
     return { problem: thrownText(error) };
   }
+  if (returned === undefined) return GO_ON;
+  if (typeof (returned as PromiseLike<unknown> | null)?.then === 'function') {
+    return Promise.resolve(returned).then(
+      (value) => checkDecision(hook, point, value),
+      (error: unknown) => ({ problem: thrownText(error) }),
+    );
+  }
+  return checkDecision(hook, point, returned);
 }
 
 /**
@@ -193,11 +209,11 @@ export function applyDecision(
 }
 
 /**
- * Runs `hooks[from…]` at `point` on `subject`: `invoke(fn, subject)` calls the point's function of
+ * Runs `hooks[from…]` at `point` on `subject`: `invoke(hook, subject)` calls the point's function of
  * one hook (hooks without it are passed over). `check` may refuse a rewritten subject (a tool's
- * input its schema refuses): the chain stops with what it returns.
+ * input its schema refuses): the chain stops with what it returns. Synchronous while the hooks are.
  */
-export async function runChain(
+export function runChain(
   hooks: readonly AnyHook[],
   point: HookPoint,
   from: number,
@@ -205,21 +221,46 @@ export async function runChain(
   host: PointHost,
   invoke: (hook: AnyHook, subject: unknown) => unknown,
   check?: (subject: unknown, hook: string) => ChainOutcome | null,
-): Promise<ChainOutcome> {
+): ChainOutcome | Promise<ChainOutcome> {
   let current = subject;
   for (let index = from; index < hooks.length; index++) {
     const hook = hooks[index]!;
     if (typeof hook[point] !== 'function') continue;
-    const out = await called(hook, point, () => invoke(hook, current));
-    if ('problem' in out) return { failed: { hook: hook.name, point, problem: out.problem } };
-    if (out.decision === null) continue;
-    const applied = applyDecision(hook, index, point, out.decision, current, host);
-    if (!('next' in applied)) return applied;
-    current = applied.next;
-    const refused = check?.(current, hook.name);
-    if (refused) return refused;
+    const out = called(hook, point, invoke, current);
+    if (out === GO_ON) continue;
+    if (out instanceof Promise) {
+      const at = index;
+      const before = current;
+      return out.then((settled) => {
+        const step = afterCall(hook, at, point, settled, before, host, check);
+        return 'outcome' in step
+          ? step.outcome
+          : runChain(hooks, point, at + 1, step.next, host, invoke, check);
+      });
+    }
+    const step = afterCall(hook, index, point, out, current, host, check);
+    if ('outcome' in step) return step.outcome;
+    current = step.next;
   }
   return { go: current };
+}
+
+/** One hook's decision applied: the chain stops with an outcome, or goes on with the next subject. */
+function afterCall(
+  hook: AnyHook,
+  index: number,
+  point: HookPoint,
+  out: Called,
+  current: unknown,
+  host: PointHost,
+  check: ((subject: unknown, hook: string) => ChainOutcome | null) | undefined,
+): { outcome: ChainOutcome } | { next: unknown } {
+  if ('problem' in out) return { outcome: { failed: { hook: hook.name, point, problem: out.problem } } };
+  if (out.decision === null) return { next: current };
+  const applied = applyDecision(hook, index, point, out.decision, current, host);
+  if (!('next' in applied)) return { outcome: applied };
+  const refused = check?.(applied.next, hook.name);
+  return refused ? { outcome: refused } : applied;
 }
 
 /**
@@ -238,6 +279,6 @@ export async function resumeHook(
       failed: { hook: hook.name, point, problem: 'it has no `resume` to take the answer it asked for' },
     };
   }
-  const out = await called(hook, point, () => hook.resume!(answer, subject, ctx));
+  const out = await called(hook, point, (asking) => asking.resume!(answer, subject, ctx), subject);
   return 'problem' in out ? { failed: { hook: hook.name, point, problem: out.problem } } : out;
 }

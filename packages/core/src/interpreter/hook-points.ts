@@ -13,6 +13,7 @@ import {
   canonicalJson,
   checkHooks,
   deniedResult,
+  HOOK_POINTS,
   type HookAsk,
   type HookFailure,
   type HookPoint,
@@ -32,6 +33,14 @@ import { now, type Run } from './run.js';
 import { zodIssues } from './tool-input.js';
 
 const NO_HOOKS: readonly AnyHook[] = Object.freeze([]);
+
+/** `then` for a value that is a promise only when a hook was async: no promise on the common path. */
+function settle<T, R>(value: T | Promise<T>, then: (value: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(then) : then(value);
+}
+
+/** By hook list, the points some hook of it has a function at (computed once per list). */
+const pointsOf = new WeakMap<readonly AnyHook[], ReadonlySet<HookPoint>>();
 const checkedCallHooks = new WeakMap<object, readonly AnyHook[]>();
 
 /** The hooks of a run: its agent's, then (top run only) the call's. Sub-agents run their own. */
@@ -52,8 +61,14 @@ export function hooksOf(run: Run): readonly AnyHook[] {
 
 /** Whether any hook of the run has a function at `point` (so a run without hooks pays nothing). */
 export function hasHooks(run: Run, point: HookPoint): boolean {
-  for (const hook of hooksOf(run)) if (typeof hook[point] === 'function') return true;
-  return false;
+  const hooks = hooksOf(run);
+  if (hooks.length === 0) return false;
+  let points = pointsOf.get(hooks);
+  if (!points) {
+    points = new Set(HOOK_POINTS.filter((name) => hooks.some((hook) => typeof hook[name] === 'function')));
+    pointsOf.set(hooks, points);
+  }
+  return points.has(point);
 }
 
 /** The key a `remember: 'run'` approval keeps for an input: `rememberBy`'s, else the input itself. */
@@ -154,7 +169,7 @@ async function resumed(
   run: Run,
   resume: HookResume,
   host: PointHost,
-  run_: (from: number, subject: unknown) => Promise<ChainOutcome>,
+  run_: (from: number, subject: unknown) => ChainOutcome | Promise<ChainOutcome>,
 ): Promise<ChainOutcome> {
   const subject = JSON.parse(resume.subject) as unknown;
   if (resume.deny !== undefined) return { deny: resume.deny, hook: resume.hook };
@@ -185,13 +200,13 @@ export type ToolPointOutcome =
  * `beforeTool`: the input the tool runs with (rewrites checked against its schema: a refused one is
  * `invalid_arguments`, not run), its result, a denial (`denied`), or a review of the call.
  */
-export async function beforeToolPoint(
+export function beforeToolPoint(
   run: Run,
   tool: AnyFunctionTool,
   call: ToolCall,
   input: unknown,
   resume?: HookResume,
-): Promise<ToolPointOutcome> {
+): ToolPointOutcome | Promise<ToolPointOutcome> {
   const raw = call.function.arguments === '' ? '{}' : call.function.arguments;
   if (!resume && !hasHooks(run, 'beforeTool')) return { input, raw };
   const hooks = hooksOf(run);
@@ -216,15 +231,28 @@ export async function beforeToolPoint(
       check,
     );
   const subject = { id: call.id, name: tool.name, input };
-  const outcome = resume
-    ? await resumed(run, resume, host, (from, current) => {
-        const refused = from > 0 ? check(current) : null;
-        return refused ? Promise.resolve(refused) : chain(from, current);
-      })
-    : await chain(0, subject);
+  const chained = resume
+    ? resumed(
+        run,
+        resume,
+        host,
+        (from, current) => (from > 0 ? check(current) : null) ?? chain(from, current),
+      )
+    : chain(0, subject);
+  return settle(chained, (outcome) => beforeToolOutcome(run, tool, outcome, raw, () => checked));
+}
+
+/** What a beforeTool chain came to, for the step. */
+function beforeToolOutcome(
+  run: Run,
+  tool: AnyFunctionTool,
+  outcome: ChainOutcome,
+  raw: string,
+  checked: () => unknown,
+): ToolPointOutcome {
   if ('go' in outcome) {
     const given = (outcome.go as { input: unknown }).input;
-    return { input: checked, raw: JSON.stringify(given) ?? raw };
+    return { input: checked(), raw: JSON.stringify(given) ?? raw };
   }
   if ('result' in outcome) return { result: resultText(outcome.result) };
   if ('deny' in outcome) return { result: deniedResult(outcome.hook, outcome.deny) };
@@ -257,14 +285,14 @@ function resultValue(text: string): unknown {
 }
 
 /** `afterTool`: the result, rewritten or not; a denial (`denied`); a review of the result. */
-export async function afterToolPoint(
+export function afterToolPoint(
   run: Run,
   tool: AnyFunctionTool,
   call: ToolCall,
   input: unknown,
   result: string,
   resume?: HookResume,
-): Promise<AfterToolOutcome> {
+): AfterToolOutcome | Promise<AfterToolOutcome> {
   if (!resume && !hasHooks(run, 'afterTool')) return { result };
   const hooks = hooksOf(run);
   const host = hostOf(run, 'afterTool', call.id);
@@ -274,24 +302,28 @@ export async function afterToolPoint(
     runChain(hooks, 'afterTool', from, subject, host, (hook, current) =>
       hook.afterTool!(seen, current, host.ctx),
     );
-  const outcome = resume ? await resumed(run, resume, host, chain) : await chain(0, original);
-  if ('go' in outcome) return { result: outcome.go === original ? result : resultText(outcome.go) };
-  if ('deny' in outcome) return { result: deniedResult(outcome.hook, outcome.deny) };
-  if ('failed' in outcome)
-    return { failed: outcome.failed, ...heldFor(run, tool, call, original, outcome.failed) };
-  if ('result' in outcome) return { result: resultText(outcome.result) };
-  const draft = reviewDraft(
-    run,
-    outcome.ask,
-    outcome.hook,
-    outcome.index,
-    'afterTool',
-    outcome.subject,
-    tool.schemaHash,
+  return settle(
+    resume ? resumed(run, resume, host, chain) : chain(0, original),
+    (outcome): AfterToolOutcome => {
+      if ('go' in outcome) return { result: outcome.go === original ? result : resultText(outcome.go) };
+      if ('deny' in outcome) return { result: deniedResult(outcome.hook, outcome.deny) };
+      if ('failed' in outcome)
+        return { failed: outcome.failed, ...heldFor(run, tool, call, original, outcome.failed) };
+      if ('result' in outcome) return { result: resultText(outcome.result) };
+      const draft = reviewDraft(
+        run,
+        outcome.ask,
+        outcome.hook,
+        outcome.index,
+        'afterTool',
+        outcome.subject,
+        tool.schemaHash,
+      );
+      return 'failed' in draft
+        ? { failed: draft.failed, ...heldFor(run, tool, call, original, draft.failed) }
+        : { draft };
+    },
   );
-  return 'failed' in draft
-    ? { failed: draft.failed, ...heldFor(run, tool, call, original, draft.failed) }
-    : { draft };
 }
 
 /**
@@ -322,11 +354,11 @@ export type ModelPointOutcome<T> =
   | { failed: HookFailure };
 
 /** `beforeModel`: the request to send (rewritten for this call only), a denial, a review of it. */
-export async function beforeModelPoint(
+export function beforeModelPoint(
   run: Run,
   request: ModelRequest,
   resume?: HookResume,
-): Promise<ModelPointOutcome<ModelRequest>> {
+): ModelPointOutcome<ModelRequest> | Promise<ModelPointOutcome<ModelRequest>> {
   if (!resume && !hasHooks(run, 'beforeModel')) return { go: request };
   const hooks = hooksOf(run);
   const host = hostOf(run, 'beforeModel');
@@ -335,16 +367,16 @@ export async function beforeModelPoint(
       hook.beforeModel!(current as never, host.ctx),
     );
   const subject = { messages: request.messages, ...(request.settings ? { settings: request.settings } : {}) };
-  const outcome = resume ? await resumed(run, resume, host, chain) : await chain(0, subject);
-  if ('go' in outcome) {
+  return settle(resume ? resumed(run, resume, host, chain) : chain(0, subject), (outcome) => {
+    if (!('go' in outcome)) return modelStop<ModelRequest>(run, outcome, 'beforeModel');
+    if (outcome.go === subject) return { go: request };
     const { messages, settings } = outcome.go as {
       messages: ModelRequest['messages'];
       settings?: ModelRequest['settings'];
     };
     const { settings: _old, ...rest } = request;
     return { go: { ...rest, messages, ...(settings ? { settings } : {}) } };
-  }
-  return modelStop(run, outcome, 'beforeModel');
+  });
 }
 
 /** A model point's chain that stopped: its denial, failure or review. */
@@ -371,12 +403,31 @@ export function responseSubject(message: AssistantMessage): {
 } {
   return {
     text: message.content,
-    toolCalls: (message.tool_calls ?? []).map((call) => ({
-      id: call.id,
-      name: call.function.name,
-      input: resultValue(call.function.arguments),
-    })),
+    toolCalls: (message.tool_calls ?? []).map(
+      (call) => new ResponseCall(call.id, call.function.name, call.function.arguments),
+    ),
   };
+}
+
+/**
+ * A tool call of a model response as hooks see it, its input parsed on first read: most hooks never
+ * read it, and a call's arguments may be long (a question's, a document's). A class, so making one
+ * costs what a plain object does; `toJSON` keeps the input when a review stores the response.
+ */
+class ResponseCall {
+  #parsed: { value: unknown } | undefined;
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly args: string,
+  ) {}
+  get input(): unknown {
+    this.#parsed ??= { value: resultValue(this.args) };
+    return this.#parsed.value;
+  }
+  toJSON(): { id: string; name: string; input: unknown } {
+    return { id: this.id, name: this.name, input: this.input };
+  }
 }
 
 /** The assistant message a (rewritten) response subject stands for. */
@@ -394,18 +445,24 @@ export function messageOf(subject: unknown): AssistantMessage {
       type: 'function' as const,
       function: {
         name: call.name,
-        arguments: typeof call.input === 'string' ? call.input : (JSON.stringify(call.input) ?? '{}'),
+        // A call no hook replaced keeps the model's arguments as they were written.
+        arguments:
+          call instanceof ResponseCall
+            ? call.args
+            : typeof call.input === 'string'
+              ? call.input
+              : (JSON.stringify(call.input) ?? '{}'),
       },
     })),
   };
 }
 
 /** `afterModel`: the response to keep (rewritten or not), a denial, a review of it. */
-export async function afterModelPoint(
+export function afterModelPoint(
   run: Run,
   message: AssistantMessage,
   resume?: HookResume,
-): Promise<ModelPointOutcome<AssistantMessage> & { subject?: unknown }> {
+): ModelPointOutcome<AssistantMessage> | Promise<ModelPointOutcome<AssistantMessage>> {
   if (!resume && !hasHooks(run, 'afterModel')) return { go: message };
   const hooks = hooksOf(run);
   const host = hostOf(run, 'afterModel');
@@ -414,9 +471,11 @@ export async function afterModelPoint(
       hook.afterModel!(current as never, host.ctx),
     );
   const original = responseSubject(message);
-  const outcome = resume ? await resumed(run, resume, host, chain) : await chain(0, original);
-  if ('go' in outcome) return { go: outcome.go === original ? message : messageOf(outcome.go) };
-  return modelStop(run, outcome, 'afterModel');
+  return settle(resume ? resumed(run, resume, host, chain) : chain(0, original), (outcome) =>
+    'go' in outcome
+      ? { go: outcome.go === original ? message : messageOf(outcome.go) }
+      : modelStop<AssistantMessage>(run, outcome, 'afterModel'),
+  );
 }
 
 /** A model point's review as the run's pause (it waits where a budget would: DESIGN §20, §26). */

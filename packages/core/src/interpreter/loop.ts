@@ -146,20 +146,26 @@ async function requestFor(run: Run): Promise<ModelRequest | undefined> {
     return void send(run, { type: 'MODEL_FAILED', error: compaction.error });
   }
   if (compaction === 'compacted') request = modelRequest(run, instructions);
-  return modelPoint(run, await beforeModelPoint(run, request));
+  const before = beforeModelPoint(run, request);
+  return modelPoint(run, before instanceof Promise ? await before : before);
 }
 
 /**
  * What a model point's hooks came to, acted on: the value to go on with, or undefined once the
  * machine was told (a review to wait for, a denial, a failure that keeps `resume`).
  */
-function modelPoint<T>(run: Run, outcome: ModelPointOutcome<T>, resume?: HookResume): T | undefined {
+function modelPoint<T>(
+  run: Run,
+  outcome: ModelPointOutcome<T>,
+  resume?: HookResume | (() => HookResume),
+): T | undefined {
   if ('go' in outcome) return outcome.go;
   if ('failed' in outcome) {
+    const kept = typeof resume === 'function' ? resume() : resume;
     send(run, {
       type: 'MODEL_FAILED',
       error: hookError(outcome.failed),
-      ...(resume ? { hookResume: resume } : {}),
+      ...(kept ? { hookResume: kept } : {}),
     });
   } else if ('draft' in outcome) {
     const interaction = modelReview(run, outcome.draft);
@@ -246,13 +252,14 @@ async function callModel(run: Run): Promise<void> {
     message,
   });
   // afterModel hooks (DESIGN §26); a failure keeps the response, so a retry does not call the model again.
-  const held: HookResume = {
+  const held = (): HookResume => ({
     point: 'afterModel',
     hook: '',
     from: 0,
     subject: JSON.stringify(responseSubject(message)),
-  };
-  const kept = modelPoint(run, await afterModelPoint(run, message), held);
+  });
+  const after = afterModelPoint(run, message);
+  const kept = modelPoint(run, after instanceof Promise ? await after : after, held);
   if (kept) responded(run, kept === message ? message : sanitize(kept, context.modelCalls + 1));
 }
 
