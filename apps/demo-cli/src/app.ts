@@ -18,6 +18,7 @@ import { CallLog, eventPrinter } from './events.js';
 import { onInterrupt } from './interrupt.js';
 import type { CliOptions } from './options.js';
 import type { Prompter } from './prompt.js';
+import { reviewFromEnv } from './review.js';
 import { safeLine } from './sanitize.js';
 import { createAgent } from './scenario/agent.js';
 import { scenarioModel } from './scenario/script.js';
@@ -97,6 +98,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
     storageModel: calls.wrap(storageModel),
     questionTimeoutMs: options.questionTimeoutMs,
     ...budgetFromEnv(process.env),
+    ...reviewFromEnv(process.env, options.lang),
   });
   const sessions = createSessions({ agent, store: fileStore(options.dir) });
   const printer = eventPrinter(ui, { json: options.json, calls });
