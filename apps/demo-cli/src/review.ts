@@ -24,10 +24,9 @@ export function reviewApproval(ui: Ui, payload: ReviewPayload): ApprovalPayload 
   };
 }
 
-/** The response of the card's decision: an edit goes back in the shape the point holds. */
+/** The response of the card's decision: its edit is what the card showed (a call's input, or the subject). */
 export function reviewResponse(
   id: string,
-  payload: ReviewPayload,
   decision: { decision: 'approve' | 'reject'; editedInput?: unknown; rationale?: string },
 ): ResponseInput {
   const rationale = decision.rationale === undefined ? {} : { rationale: decision.rationale };

@@ -98,7 +98,7 @@ async function collect(app: App, pending: PendingInteraction[]): Promise<Respons
       const payload = interaction.payload as ReviewPayload;
       const decision = await app.prompter.approval(reviewApproval(app.ui, payload), interaction.agentPath);
       if (isStopped(decision)) return { ...decision, kind: 'review' };
-      responses.push(reviewResponse(id, payload, decision));
+      responses.push(reviewResponse(id, decision));
     } else {
       const decision = await app.prompter.approval(
         interaction.payload as ApprovalPayload,
