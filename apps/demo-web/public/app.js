@@ -13,6 +13,7 @@ import { attachCountdown } from './countdown.js';
 import { h } from './dom.js';
 import { inputCard } from './form-card.js';
 import { pickLang, translator } from './i18n.js';
+import { reviewCard } from './review-card.js';
 import { liveBubble, renderTranscript } from './transcript.js';
 
 const params = new URLSearchParams(location.search);
@@ -201,7 +202,8 @@ function render(view) {
   offerChanges();
   showTurnEnd(view);
   showBudget(view);
-  if (view.status === 'failed' && view.error) flash(t('failed', view.error.message));
+  if ((view.status === 'failed' || view.status === 'blocked') && view.error)
+    flash(t('failed', view.error.message));
   const ids = new Set(view.pending.map((interaction) => interaction.id));
   for (const card of pendingArea.querySelectorAll('.card')) if (!ids.has(card.dataset.id)) card.remove();
   let first = null;
@@ -210,6 +212,7 @@ function render(view) {
     approval: buildApproval,
     input: buildInput,
     budget: buildBudget,
+    review: buildReview,
   };
   for (const interaction of view.pending) {
     if (pendingArea.querySelector(`.card[data-id="${CSS.escape(interaction.id)}"]`)) continue;
@@ -337,6 +340,16 @@ function buildInput(interaction) {
   return card;
 }
 
+function buildReview(interaction) {
+  const card = reviewCard(interaction, t, {
+    onApprove: (decision) =>
+      play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
+    onReject: (decision) =>
+      play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
+  });
+  return card;
+}
+
 function buildBudget(interaction) {
   const card = budgetCard(interaction, t, {
     onApprove: (extend) =>
@@ -354,6 +367,7 @@ const TURN_ENDS = new Set([
   'turn_aborted',
   'turn_max_steps',
   'turn_budget_exceeded',
+  'turn_blocked',
 ]);
 
 /** Live events of the run: streamed text, tools at work, timeouts, and the state after each turn. */
