@@ -209,10 +209,10 @@ function render(view) {
   let first = null;
   const builders = {
     question: buildQuestion,
-    approval: buildApproval,
+    approval: buildDecision(approvalCard),
     input: buildInput,
     budget: buildBudget,
-    review: buildReview,
+    review: buildDecision(reviewCard),
   };
   for (const interaction of view.pending) {
     if (pendingArea.querySelector(`.card[data-id="${CSS.escape(interaction.id)}"]`)) continue;
@@ -321,14 +321,17 @@ function buildQuestion(interaction) {
   return card;
 }
 
-function buildApproval(interaction) {
-  const card = approvalCard(interaction, t, {
-    onApprove: (decision) =>
-      play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
-    onReject: (decision) =>
-      play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
-  });
-  return card;
+/** An approval's card, or a hook's review's (DESIGN §26): both decided on the approve and reject routes. */
+function buildDecision(cardOf) {
+  return (interaction) => {
+    const card = cardOf(interaction, t, {
+      onApprove: (decision) =>
+        play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
+      onReject: (decision) =>
+        play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
+    });
+    return card;
+  };
 }
 
 function buildInput(interaction) {
@@ -336,16 +339,6 @@ function buildInput(interaction) {
     onSubmit: (value) =>
       play(card, () => call('POST', `/runs/${state.runId}/input`, { id: interaction.id, value })),
     onDismiss: () => play(card, () => call('POST', `/runs/${state.runId}/cancel`, { id: interaction.id })),
-  });
-  return card;
-}
-
-function buildReview(interaction) {
-  const card = reviewCard(interaction, t, {
-    onApprove: (decision) =>
-      play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
-    onReject: (decision) =>
-      play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
   });
   return card;
 }

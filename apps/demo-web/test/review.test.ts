@@ -3,34 +3,13 @@
  * the thaw waits on a `review` before its approval; approved with an edit, it thaws the edited input
  * once, and the run's decisions (what the page's transcript shows) hold the review's.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { toolPolicy } from '@turnkit/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DemoServer, startDemoServer } from '../src/server.js';
+import { describe, expect, it } from 'vitest';
+import { useDemoServer } from './demo-server.js';
 
-let server: DemoServer;
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'turnkit-web-review-'));
-  const hooks = [toolPolicy({ name: 'thaw-review', ask: ['thaw_vials'], reason: 'Thaws are reviewed.' })];
-  server = await startDemoServer({ port: 0, dataDir: dir, paceMs: 0, thinkMs: 0, hooks });
+const { post } = useDemoServer({
+  hooks: [toolPolicy({ name: 'thaw-review', ask: ['thaw_vials'], reason: 'Thaws are reviewed.' })],
 });
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function post(path: string, body: unknown) {
-  const response = await fetch(new URL(path, server.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
 
 describe('the demo server with thaw reviews', () => {
   it('reviews the thaw before its approval; the edited input is what is thawed', async () => {

@@ -32,7 +32,7 @@ export type {
   ToolRule,
 } from './hooks/index.js';
 export { defineHook, toolPolicy } from './hooks/index.js';
-export type { ResponseInput, RunTurnRequest } from './interpreter/index.js';
+export type { ApproveDecision, ResponseInput, RunTurnRequest } from './interpreter/index.js';
 export {
   type AgentTool,
   type AgentToolOptions,

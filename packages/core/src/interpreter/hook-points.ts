@@ -112,6 +112,31 @@ function hostOf(run: Run, point: HookPoint, toolCallId?: string): PointHost {
   };
 }
 
+/**
+ * One point's chain for this run: its host (the hooks' `ctx`, their events) and `chain(from,
+ * subject)`, which runs the hooks from `from` on with `call(hook, subject, ctx)`.
+ */
+function pointChain(
+  run: Run,
+  point: HookPoint,
+  call: (hook: AnyHook, subject: unknown, ctx: PointHost['ctx']) => unknown,
+  options: { toolCallId?: string; check?: (subject: unknown, hook: string) => ChainOutcome | null } = {},
+) {
+  const hooks = hooksOf(run);
+  const host = hostOf(run, point, options.toolCallId);
+  const chain = (from: number, subject: unknown) =>
+    runChain(
+      hooks,
+      point,
+      from,
+      subject,
+      host,
+      (hook, current) => call(hook, current, host.ctx),
+      options.check,
+    );
+  return { host, chain };
+}
+
 /** A hook's ask as the interaction to store: a review of the subject, or its question or form. */
 function reviewDraft(
   run: Run,
@@ -209,8 +234,6 @@ export function beforeToolPoint(
 ): ToolPointOutcome | Promise<ToolPointOutcome> {
   const raw = call.function.arguments === '' ? '{}' : call.function.arguments;
   if (!resume && !hasHooks(run, 'beforeTool')) return { input, raw };
-  const hooks = hooksOf(run);
-  const host = hostOf(run, 'beforeTool', call.id);
   let checked: unknown = input;
   const check = (subject: unknown): ChainOutcome | null => {
     const parsed = tool.input.safeParse((subject as { input: unknown }).input);
@@ -220,16 +243,15 @@ export function beforeToolPoint(
     }
     return { result: toolErrorResult('invalid_arguments', zodIssues(parsed.error)), hook: '' };
   };
-  const chain = (from: number, subject: unknown) =>
-    runChain(
-      hooks,
-      'beforeTool',
-      from,
-      subject,
-      host,
-      (hook, current) => hook.beforeTool!(current as never, host.ctx),
+  const { host, chain } = pointChain(
+    run,
+    'beforeTool',
+    (hook, current, ctx) => hook.beforeTool!(current as never, ctx),
+    {
+      toolCallId: call.id,
       check,
-    );
+    },
+  );
   const subject = { id: call.id, name: tool.name, input };
   const chained = resume
     ? resumed(
@@ -294,14 +316,16 @@ export function afterToolPoint(
   resume?: HookResume,
 ): AfterToolOutcome | Promise<AfterToolOutcome> {
   if (!resume && !hasHooks(run, 'afterTool')) return { result };
-  const hooks = hooksOf(run);
-  const host = hostOf(run, 'afterTool', call.id);
   const seen = { id: call.id, name: tool.name, input };
   const original = resultValue(result);
-  const chain = (from: number, subject: unknown) =>
-    runChain(hooks, 'afterTool', from, subject, host, (hook, current) =>
-      hook.afterTool!(seen, current, host.ctx),
-    );
+  const { host, chain } = pointChain(
+    run,
+    'afterTool',
+    (hook, current, ctx) => hook.afterTool!(seen, current, ctx),
+    {
+      toolCallId: call.id,
+    },
+  );
   return settle(
     resume ? resumed(run, resume, host, chain) : chain(0, original),
     (outcome): AfterToolOutcome => {
@@ -360,12 +384,9 @@ export function beforeModelPoint(
   resume?: HookResume,
 ): ModelPointOutcome<ModelRequest> | Promise<ModelPointOutcome<ModelRequest>> {
   if (!resume && !hasHooks(run, 'beforeModel')) return { go: request };
-  const hooks = hooksOf(run);
-  const host = hostOf(run, 'beforeModel');
-  const chain = (from: number, subject: unknown) =>
-    runChain(hooks, 'beforeModel', from, subject, host, (hook, current) =>
-      hook.beforeModel!(current as never, host.ctx),
-    );
+  const { host, chain } = pointChain(run, 'beforeModel', (hook, current, ctx) =>
+    hook.beforeModel!(current as never, ctx),
+  );
   const subject = { messages: request.messages, ...(request.settings ? { settings: request.settings } : {}) };
   return settle(resume ? resumed(run, resume, host, chain) : chain(0, subject), (outcome) => {
     if (!('go' in outcome)) return modelStop<ModelRequest>(run, outcome, 'beforeModel');
@@ -464,12 +485,9 @@ export function afterModelPoint(
   resume?: HookResume,
 ): ModelPointOutcome<AssistantMessage> | Promise<ModelPointOutcome<AssistantMessage>> {
   if (!resume && !hasHooks(run, 'afterModel')) return { go: message };
-  const hooks = hooksOf(run);
-  const host = hostOf(run, 'afterModel');
-  const chain = (from: number, subject: unknown) =>
-    runChain(hooks, 'afterModel', from, subject, host, (hook, current) =>
-      hook.afterModel!(current as never, host.ctx),
-    );
+  const { host, chain } = pointChain(run, 'afterModel', (hook, current, ctx) =>
+    hook.afterModel!(current as never, ctx),
+  );
   const original = responseSubject(message);
   return settle(resume ? resumed(run, resume, host, chain) : chain(0, original), (outcome) =>
     'go' in outcome

@@ -2,16 +2,9 @@
  * What sessions offer (DESIGN §7, §12, §14): the calls of {@link Sessions}, what they take and
  * what they return. `sessions.ts` implements them.
  */
-import type { ResponseInput } from '../interpreter/index.js';
+import type { ApproveDecision, ResponseInput } from '../interpreter/index.js';
 import type { Agent, OnInteraction } from '../tools/index.js';
-import type {
-  BudgetLimits,
-  ChatMessage,
-  PendingInteraction,
-  TurnOptions,
-  TurnResult,
-  TurnStatus,
-} from '../types.js';
+import type { ChatMessage, PendingInteraction, TurnOptions, TurnResult, TurnStatus } from '../types.js';
 import type { InboxFilter, InboxPage } from './inbox.js';
 import type { AnswerLinkOptions } from './links.js';
 import type { SnapshotStore } from './store.js';
@@ -139,14 +132,7 @@ export interface Sessions<TOutput = string> {
    */
   approve(
     runId: string,
-    decision?: {
-      id?: string;
-      rationale?: string;
-      editedInput?: unknown;
-      extend?: BudgetLimits;
-      edit?: unknown;
-      remember?: 'run';
-    },
+    decision?: ApproveDecision,
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
   reject(

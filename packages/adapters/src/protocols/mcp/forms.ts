@@ -59,6 +59,18 @@ function questionForm(payload: QuestionPayload): { message: string; schema: Form
   return { message, schema: { type: 'object', properties: Object.fromEntries(fields), required } };
 }
 
+/** `{ approved, reason? }`: how an approval, and a hook's review, are decided in a form. */
+function decisionSchema(approveDescription: string): FormSchema {
+  return {
+    type: 'object',
+    properties: {
+      approved: { type: 'boolean', title: 'Approve', description: approveDescription },
+      reason: { type: 'string', title: 'Reason', description: 'Why (optional; the agent reads it)' },
+    },
+    required: ['approved'],
+  };
+}
+
 function approvalForm(
   interaction: PendingInteraction,
   payload: ApprovalPayload,
@@ -66,18 +78,7 @@ function approvalForm(
   const reason = payload.reason ? `\n${payload.reason}` : '';
   return {
     message: `Approve ${payload.toolName}?${reason}\nInput: ${JSON.stringify(payload.input)}`,
-    schema: {
-      type: 'object',
-      properties: {
-        approved: {
-          type: 'boolean',
-          title: 'Approve',
-          description: `Let ${interaction.toolName} run with this input`,
-        },
-        reason: { type: 'string', title: 'Reason', description: 'Why (optional; the agent reads it)' },
-      },
-      required: ['approved'],
-    },
+    schema: decisionSchema(`Let ${interaction.toolName} run with this input`),
   };
 }
 
@@ -86,18 +87,7 @@ function reviewForm(payload: ReviewPayload): { message: string; schema: FormSche
   const reason = payload.reason ? `\n${payload.reason}` : '';
   return {
     message: `Review (${payload.hook}, ${payload.point})?${reason}\nUnder review: ${JSON.stringify(payload.subject)}`,
-    schema: {
-      type: 'object',
-      properties: {
-        approved: {
-          type: 'boolean',
-          title: 'Approve',
-          description: 'Let the run go on with what is under review',
-        },
-        reason: { type: 'string', title: 'Reason', description: 'Why (optional; the agent reads it)' },
-      },
-      required: ['approved'],
-    },
+    schema: decisionSchema('Let the run go on with what is under review'),
   };
 }
 
