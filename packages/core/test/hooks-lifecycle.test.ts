@@ -11,11 +11,14 @@ import {
   createSessions,
   defineAgent,
   defineHook,
+  defineTelemetry,
   defineTool,
   expire,
+  type InteractionSpanInfo,
   memoryStore,
   parseSnapshot,
   runTurn,
+  type TelemetrySpan,
 } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 
@@ -98,6 +101,31 @@ describe('a review that waits', () => {
     ).toBe('review');
     await approve(agent, paused.snapshot);
     expect(runs).toEqual([3]);
+  });
+});
+
+describe('telemetry', () => {
+  it('reports a decided review as the human’s span of the turn that goes on, with no subject text', async () => {
+    const interactions: InteractionSpanInfo[] = [];
+    const span = (): TelemetrySpan => ({
+      startModelCall: span,
+      startTool: span,
+      startAgent: span,
+      startInteraction: (info) => {
+        interactions.push(info);
+        return span();
+      },
+      end: () => undefined,
+      traceContext: { traceId: 'a'.repeat(32), spanId: '1'.repeat(16), traceFlags: 1 },
+    });
+    const telemetry = defineTelemetry({ startTurn: span });
+    const agent = shop([]);
+    const paused = await runTurn(agent, { input: 'pay' }, { telemetry });
+    await approve(agent, paused.snapshot, { rationale: 'secret reason' }, { telemetry });
+    expect(interactions).toEqual([
+      expect.objectContaining({ kind: 'review', toolName: 'pay', decision: 'approved', toolCallId: 'c1' }),
+    ]);
+    expect(JSON.stringify(interactions)).not.toContain('secret reason');
   });
 });
 
