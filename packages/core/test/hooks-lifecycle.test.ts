@@ -191,6 +191,39 @@ describe('sub-agents', () => {
     expect(seen).toEqual(['parent-hook:ask_child', 'call-hook:ask_child', 'child-hook:lookup']);
   });
 
+  it('bubble a sub-agent’s model point review to the person; approved, the child goes on once', async () => {
+    let childCalls = 0;
+    const child = defineAgent({
+      name: 'child',
+      instructions: 'Draft.',
+      model: scriptedModel([
+        () => {
+          childCalls++;
+          return 'draft reply';
+        },
+      ]),
+      hooks: [defineHook({ name: 'child-review', afterModel: () => ({ ask: true }) })],
+    });
+    const parent = defineAgent({
+      name: 'parent',
+      instructions: 'Delegate.',
+      model: scriptedModel([
+        { toolCalls: [{ id: 'p1', name: 'ask_child', arguments: { input: 'go' } }] },
+        (request) => `parent got: ${request.messages.at(-1)?.content}`,
+      ]),
+      tools: [agentTool(child, { name: 'ask_child', description: 'Asks the child.' })],
+    });
+    const paused = await runTurn(parent, { input: 'go' });
+    expect(paused.pendingQuestion).toMatchObject({
+      kind: 'review',
+      agentPath: ['parent', 'child'],
+      payload: { hook: 'child-review', point: 'afterModel', subject: { text: 'draft reply' } },
+    });
+    const done = await approve(parent, paused.snapshot, { edit: 'final reply' });
+    expect(done.output).toBe('parent got: final reply');
+    expect(childCalls).toBe(1);
+  });
+
   it('emits no hook_decision for a hook that returns nothing', async () => {
     const runs: number[] = [];
     const quiet = defineHook({ name: 'quiet', beforeTool: () => undefined, afterTool: () => undefined });

@@ -491,9 +491,16 @@ describe('reviews in sessions (store mode)', () => {
     expect(done.status).toBe('completed');
     const again = await other.approve(started.runId, { id });
     expect(again.status).toBe('completed');
-    expect(runs).toHaveLength(1);
-    expect(calls.filter((call) => call === 'asker')).toHaveLength(1);
-    expect(calls.filter((call) => call.startsWith('after:beforeTool'))).toHaveLength(1);
+    // Without its id, and with an edit: a repeat of the same decision reads the run too.
+    const edited = await createSessions({ agent, store }).start({ input: 'pay' });
+    await other.approve(edited.runId, { edit: { amount: 9 } });
+    expect((await other.approve(edited.runId, { edit: { amount: 9 } })).status).toBe('completed');
+    await expect(other.approve(edited.runId, { edit: { amount: 8 } })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
+    expect(runs).toEqual([{ amount: 50 }, { amount: 9 }]);
+    expect(calls.filter((call) => call === 'asker')).toHaveLength(2);
+    expect(calls.filter((call) => call.startsWith('after:beforeTool'))).toHaveLength(2);
     await expect(other.reject(started.runId, { id })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
