@@ -8,8 +8,8 @@
 import type { HookResume, StepCall } from '../machine/index.js';
 import type { AnyFunctionTool } from '../tools/index.js';
 import type { ToolCall } from '../types.js';
-import { afterToolPoint, beforeToolPoint, type ToolPointOutcome } from './hook-points.js';
 import type { Run } from './run.js';
+import { afterToolPoint, beforeToolPoint, type ToolPointOutcome } from './tool-hooks.js';
 import { parseToolInput } from './tool-input.js';
 
 /** Who a tool's own approval remembered for the run (`remember: 'run'`) is kept under. */

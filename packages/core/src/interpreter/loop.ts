@@ -10,17 +10,8 @@ import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult 
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
 import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
-import {
-  afterModelPoint,
-  beforeModelPoint,
-  hookError,
-  type ModelPointOutcome,
-  messageOf,
-  modelReview,
-  responseSubject,
-  WITHHELD,
-  withheldFeedback,
-} from './hook-points.js';
+import { hookError } from './hook-points.js';
+import { afterModelPoint, beforeModelPoint, messageOf, modelPoint, responseSubject } from './model-hooks.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, nowIso, type Run, send, stateOf, tracingOf } from './run.js';
@@ -148,45 +139,6 @@ async function requestFor(run: Run): Promise<ModelRequest | undefined> {
   if (compaction === 'compacted') request = modelRequest(run, instructions);
   const before = beforeModelPoint(run, request);
   return modelPoint(run, before instanceof Promise ? await before : before);
-}
-
-/**
- * What a model point's hooks came to, acted on: the value to go on with, or undefined once the
- * machine was told (a review to wait for, a denial, a failure that keeps `resume`).
- */
-function modelPoint<T>(
-  run: Run,
-  outcome: ModelPointOutcome<T>,
-  resume?: HookResume | (() => HookResume),
-): T | undefined {
-  if ('go' in outcome) return outcome.go;
-  if ('failed' in outcome) {
-    const kept = typeof resume === 'function' ? resume() : resume;
-    send(run, {
-      type: 'MODEL_FAILED',
-      error: hookError(outcome.failed),
-      ...(kept ? { hookResume: kept } : {}),
-    });
-  } else if ('draft' in outcome) {
-    const interaction = modelReview(run, outcome.draft);
-    send(run, { type: 'BUDGET_REACHED', interaction });
-    emit(run, { type: 'interaction_requested', interaction: toPending(interaction) });
-  } else if (outcome.deny.point === 'beforeModel') {
-    const { hook, reason } = outcome.deny;
-    send(run, {
-      type: 'BLOCKED',
-      error: { code: 'BLOCKED', message: `Hook ${hook} blocked the model call: ${reason}` },
-    });
-  } else {
-    // afterModel: the response is dropped and the model is told why (within maxSteps).
-    const { hook, reason } = outcome.deny;
-    send(run, {
-      type: 'OUTPUT_REJECTED',
-      message: WITHHELD,
-      feedback: { role: 'user', content: withheldFeedback(hook, reason) },
-    });
-  }
-  return undefined;
 }
 
 async function callModel(run: Run): Promise<void> {

@@ -30,9 +30,10 @@ import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool } from './execute.js';
 import { afterBefore, resumeReviewed, TOOL_APPROVAL } from './hook-calls.js';
-import { afterToolPoint, beforeToolPoint, inputKey, isRemembered } from './hook-points.js';
+import { inputKey, isRemembered } from './hook-points.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
 import { runSubagentCall } from './subagent-call.js';
+import { afterToolPoint, beforeToolPoint } from './tool-hooks.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */

@@ -11,9 +11,9 @@ import type { AskDraft } from './ask.js';
 import type { DriveToRest } from './child.js';
 import { finishTool, startTool } from './execute.js';
 import { afterBefore, resumeReviewed } from './hook-calls.js';
-import { afterToolPoint, beforeToolPoint, type ToolPointOutcome } from './hook-points.js';
 import type { Run } from './run.js';
 import type { SubagentPlayer } from './subagents.js';
+import { afterToolPoint, beforeToolPoint, type ToolPointOutcome } from './tool-hooks.js';
 import { parseToolInput } from './tool-input.js';
 
 /** What an agent tool's call comes to: a call's outcome, or what its hooks came to. */
