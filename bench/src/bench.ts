@@ -9,6 +9,7 @@ import { type ChatMessage, memoryStore } from '@turnkit/core';
 import { benchAiSdk, printAiSdk } from './ai-sdk.js';
 import { cycleAgent, runCycle, SECRET, sampleContext } from './cycle.js';
 import { benchLongRuns, buildHistory } from './history.js';
+import { benchHooks } from './hooks.js';
 import { benchImport } from './import.js';
 import { benchInbox } from './inbox.js';
 import { benchOtel } from './otel.js';
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   };
   const cycles = await phase('cycles', () => benchCycles(histories));
   const otel = await phase('otel', () => benchOtel(histories, ROUNDS));
+  const hooks = await phase('hooks', () => benchHooks(histories, ROUNDS));
   const { stores, writes } = await phase('stores', () => measureStores(histories));
   const storeCycle = await phase('storeCycle', () => benchStoreCycle(histories));
   const aiSdk = await phase('aiSdk', () => benchAiSdk(histories, ROUNDS));
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
       signedRatio: ratio(signed),
       contextRatio: ratio(context),
       otel: otel.get(length)!,
+      hooks: hooks.get(length)!,
     };
   });
   console.log(
@@ -140,6 +143,8 @@ async function main(): Promise<void> {
         '× cycle',
         'otel, SDK sampled out',
         '× cycle',
+        '3 pass-through hooks',
+        '× cycle',
       ],
       cycleRows.map((row) => [
         `${row.history} msgs`,
@@ -154,6 +159,8 @@ async function main(): Promise<void> {
         times(row.otel.noopRatio),
         ms(row.otel.sampledOut.medianMs),
         times(row.otel.sampledOutRatio),
+        ms(row.hooks.hooks.medianMs),
+        times(row.hooks.ratio),
       ]),
     ),
   );
@@ -240,6 +247,7 @@ async function main(): Promise<void> {
     goal('linear: cycle @1000 vs cycle @100', pairedRatio(row(1000).cycle, row(100).cycle), 12, times),
     goal('otelTelemetry, no-op tracer @10 vs cycle', row(10).otel.noopRatio, 1.05, times),
     goal('otelTelemetry, no-op tracer @1000 vs cycle', row(1000).otel.noopRatio, 1.05, times),
+    goal('3 pass-through hooks @10 vs cycle (issue 44)', row(10).hooks.ratio, 1.05, times),
     ...sizeRows.map((item) => ({
       ...goal(
         `snapshot @${item.history} vs 1.10× raw + ${size(SNAPSHOT_SLACK_BYTES)}`,

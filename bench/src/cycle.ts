@@ -5,6 +5,7 @@
  */
 import {
   type Agent,
+  type AnyHook,
   answerQuestion,
   askUserQuestion,
   type ChatMessage,
@@ -56,6 +57,8 @@ export interface CycleAgentOptions {
   secret?: string;
   /** Spans of every turn (the otel rows: `otelTelemetry` on a sampled-out tracer). */
   telemetry?: Telemetry;
+  /** Hooks of the agent (the hooks row: three that pass everything through). */
+  hooks?: AnyHook[];
 }
 
 /**
@@ -76,6 +79,7 @@ export function cycleAgent(history: ChatMessage[], options: CycleAgentOptions = 
     tools: [askUserQuestion()],
     ...(options.secret ? { snapshot: { secret: options.secret } } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
 }
 

@@ -20,6 +20,7 @@ import { CallLog, eventPrinter } from './events.js';
 import { onInterrupt } from './interrupt.js';
 import type { CliOptions } from './options.js';
 import type { Prompter } from './prompt.js';
+import { reviewFromEnv } from './review.js';
 import { safeLine } from './sanitize.js';
 import { AGENT_NAME, createAgent } from './scenario/agent.js';
 import { scenarioModel } from './scenario/script.js';
@@ -109,6 +110,7 @@ export async function createApp(options: CliOptions, ui: Ui, prompter: Prompter)
     deskModel: calls.wrap(deskModel),
     questionTimeoutMs: options.questionTimeoutMs,
     ...budgetFromEnv(process.env),
+    ...reviewFromEnv(process.env, options.lang),
   });
   const sessions = createSessions({ agent, store: fileStore(options.dir) });
   const printer = eventPrinter(ui, { json: options.json, calls });

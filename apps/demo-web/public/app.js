@@ -13,6 +13,7 @@ import { attachCountdown } from './countdown.js';
 import { h } from './dom.js';
 import { inputCard } from './form-card.js';
 import { pickLang, translator } from './i18n.js';
+import { reviewCard } from './review-card.js';
 import { liveBubble, renderTranscript } from './transcript.js';
 
 const params = new URLSearchParams(location.search);
@@ -201,15 +202,17 @@ function render(view) {
   offerChanges();
   showTurnEnd(view);
   showBudget(view);
-  if (view.status === 'failed' && view.error) flash(t('failed', view.error.message));
+  if ((view.status === 'failed' || view.status === 'blocked') && view.error)
+    flash(t('failed', view.error.message));
   const ids = new Set(view.pending.map((interaction) => interaction.id));
   for (const card of pendingArea.querySelectorAll('.card')) if (!ids.has(card.dataset.id)) card.remove();
   let first = null;
   const builders = {
     question: buildQuestion,
-    approval: buildApproval,
+    approval: buildDecision(approvalCard),
     input: buildInput,
     budget: buildBudget,
+    review: buildDecision(reviewCard),
   };
   for (const interaction of view.pending) {
     if (pendingArea.querySelector(`.card[data-id="${CSS.escape(interaction.id)}"]`)) continue;
@@ -318,14 +321,17 @@ function buildQuestion(interaction) {
   return card;
 }
 
-function buildApproval(interaction) {
-  const card = approvalCard(interaction, t, {
-    onApprove: (decision) =>
-      play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
-    onReject: (decision) =>
-      play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
-  });
-  return card;
+/** An approval's card, or a hook's review's (DESIGN §26): both decided on the approve and reject routes. */
+function buildDecision(cardOf) {
+  return (interaction) => {
+    const card = cardOf(interaction, t, {
+      onApprove: (decision) =>
+        play(card, () => call('POST', `/runs/${state.runId}/approve`, { id: interaction.id, ...decision })),
+      onReject: (decision) =>
+        play(card, () => call('POST', `/runs/${state.runId}/reject`, { id: interaction.id, ...decision })),
+    });
+    return card;
+  };
 }
 
 function buildInput(interaction) {
@@ -354,6 +360,7 @@ const TURN_ENDS = new Set([
   'turn_aborted',
   'turn_max_steps',
   'turn_budget_exceeded',
+  'turn_blocked',
 ]);
 
 /** Live events of the run: streamed text, tools at work, timeouts, and the state after each turn. */

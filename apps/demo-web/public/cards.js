@@ -159,10 +159,18 @@ export function questionCard(interaction, t, { onAnswer, onDismiss }) {
   return card;
 }
 
-/** An approval card; `onApprove({ rationale, editedInput? })` and `onReject({ rationale })`. */
-export function approvalCard(interaction, t, { onApprove, onReject }) {
-  const { toolName, input, reason } = interaction.payload;
-  const original = JSON.stringify(input, null, 2);
+/**
+ * A card that decides something shown as editable JSON: an approval (the tool's input) or a hook's
+ * review (what is under review). `onApprove({ rationale, [editKey]? })` — the edited value only when
+ * it was changed — and `onReject({ rationale })`.
+ */
+export function decisionCard(
+  interaction,
+  t,
+  { className, title, details, value, valueLabel, editKey },
+  { onApprove, onReject },
+) {
+  const original = JSON.stringify(value, null, 2) ?? 'null';
   const inputId = uid('input');
   const rationaleId = uid('rationale');
   const json = h('textarea', {
@@ -180,15 +188,15 @@ export function approvalCard(interaction, t, { onApprove, onReject }) {
   const card = h(
     'form',
     {
-      class: 'card approval-card',
+      class: `card ${className}`,
       'data-id': interaction.id,
-      'aria-label': t('approvalCard'),
+      'aria-label': title,
       onsubmit: (event) => {
         event.preventDefault();
         const decision = { rationale: rationale.value.trim() || undefined };
         if (json.value.trim() !== original.trim()) {
           try {
-            decision.editedInput = JSON.parse(json.value);
+            decision[editKey] = JSON.parse(json.value);
           } catch {
             showError(card, t('invalidJson'));
             return;
@@ -197,11 +205,9 @@ export function approvalCard(interaction, t, { onApprove, onReject }) {
         onApprove(decision);
       },
     },
-    h('p', { class: 'card-kind warn' }, t('approvalCard')),
-    askerLine(interaction, t, 'requestedBy'),
-    h('p', { class: 'tool-name' }, h('code', {}, toolName)),
-    reason ? h('p', { class: 'reason' }, reason) : null,
-    h('label', { class: 'field', for: inputId }, t('input')),
+    h('p', { class: 'card-kind warn' }, title),
+    ...details,
+    h('label', { class: 'field', for: inputId }, valueLabel),
     json,
     h('label', { class: 'field', for: rationaleId }, t('rationale')),
     rationale,
@@ -222,6 +228,29 @@ export function approvalCard(interaction, t, { onApprove, onReject }) {
     errorLine(),
   );
   return card;
+}
+
+/** An approval card; `onApprove({ rationale, editedInput? })` and `onReject({ rationale })`. */
+export function approvalCard(interaction, t, handlers) {
+  const { toolName, input, reason } = interaction.payload;
+  const details = [
+    askerLine(interaction, t, 'requestedBy'),
+    h('p', { class: 'tool-name' }, h('code', {}, toolName)),
+    reason ? h('p', { class: 'reason' }, reason) : null,
+  ];
+  return decisionCard(
+    interaction,
+    t,
+    {
+      className: 'approval-card',
+      title: t('approvalCard'),
+      details,
+      value: input,
+      valueLabel: t('input'),
+      editKey: 'editedInput',
+    },
+    handlers,
+  );
 }
 
 /** Disables or enables every control of a card while its request is in flight. */

@@ -123,9 +123,11 @@ function valueText(value) {
 /** One decision on a call: what was decided, why, and with what input or value. */
 function decisionNode(decision, toolName, t) {
   const lines = [];
-  if (decision.kind === 'approval') {
+  if (decision.kind === 'approval' || decision.kind === 'review') {
     const approved = decision.resolution === 'approved';
-    lines.push(t(approved ? 'decisionApproved' : 'decisionRejected', toolName));
+    // A hook's review (DESIGN §26) is a decision on the same call, before the tool's own approval.
+    const key = decision.kind === 'review' ? 'decisionReview' : 'decision';
+    lines.push(t(`${key}${approved ? 'Approved' : 'Rejected'}`, toolName));
     if (decision.editedInput !== undefined) {
       lines.push(t('decisionEdited', JSON.stringify(decision.editedInput)));
     }

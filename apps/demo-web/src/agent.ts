@@ -1,6 +1,7 @@
 /** The LN2 inventory agent of the web demo, on the offline scripted model unless given a model. */
 import {
   type Agent,
+  type AnyHook,
   agentTool,
   askUserQuestion,
   type BudgetLimits,
@@ -33,6 +34,8 @@ export interface DemoAgentOptions {
   budget?: BudgetLimits | null;
   /** How long `count_vials` takes to count, in ms (default 2000). */
   countMs?: number;
+  /** Hooks of the agent (DESIGN §26): e.g. a policy that has thaws reviewed (a review card). */
+  hooks?: AnyHook[];
 }
 
 /** The demo's budget per run: 12 model calls, so the third story or so asks before going on. */
@@ -96,6 +99,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent<ThawPlanV
     maxSteps: 8,
     ...(options.budget === null ? {} : { budget: options.budget ?? DEFAULT_BUDGET }),
     handoffs: [desk],
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   return lead;
 }

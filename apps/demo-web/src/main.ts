@@ -4,6 +4,7 @@
  * the provider's variables; a model call that fails is one line on stderr. See {@link HELP}.
  */
 import { parseArgs } from 'node:util';
+import { toolPolicy } from '@turnkit/core';
 import { chooseModel, describeModelFailure, type ModelChoice, ModelChoiceError } from '@turnkit/demo-models';
 import { startDemoServer } from './server.js';
 
@@ -61,6 +62,18 @@ const server = await startDemoServer({
   hostname: process.env.HOST ?? '127.0.0.1',
   dataDir: process.env.TURNKIT_WEB_DIR ?? '.turnkit/web-runs',
   questionTimeoutMs: Number.isFinite(timeout) && timeout >= 0 ? Math.round(timeout * 1000) : 300_000,
+  // TURNKIT_REVIEW_THAWS=1: every thaw waits on a review card (DESIGN §26) before its approval.
+  ...(process.env.TURNKIT_REVIEW_THAWS === '1'
+    ? {
+        hooks: [
+          toolPolicy({
+            name: 'thaw-review',
+            ask: ['thaw_vials'],
+            reason: 'Thaws are reviewed by the lab manager.',
+          }),
+        ],
+      }
+    : {}),
   ...(choice
     ? {
         model: choice.model,

@@ -49,7 +49,7 @@ export interface Decision {
   toolName?: string;
   /** Agent names from the top agent down to the one that asked, when known (as `toolName`). */
   agentPath?: string[];
-  kind: 'question' | 'approval' | 'input';
+  kind: 'question' | 'approval' | 'input' | 'review';
   /** `approved`, `rejected`, `answered`, `cancelled`, `timed_out`, `defaulted` or `superseded`. */
   resolution: string;
   /** When it was decided (ISO). */

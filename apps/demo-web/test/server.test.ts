@@ -1,42 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { labelsOf } from '../src/script.js';
-import { type DemoServer, startDemoServer } from '../src/server.js';
+import { useDemoServer } from './demo-server.js';
 
-let server: DemoServer;
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'turnkit-web-'));
-  server = await startDemoServer({ port: 0, dataDir: dir, paceMs: 0, thinkMs: 0 });
-});
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function post(path: string, body: unknown) {
-  const response = await fetch(new URL(path, server.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
+const { url, post } = useDemoServer();
 describe('the demo server', () => {
   it('serves the page with a strict CSP, and nothing outside public/', async () => {
-    const page = await fetch(server.url);
+    const page = await fetch(url());
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('<script type="module" src="/app.js"></script>');
     for (const path of ['app.js', 'i18n.js', 'style.css', 'cards.css']) {
-      expect((await fetch(new URL(path, server.url))).status).toBe(200);
+      expect((await fetch(new URL(path, url()))).status).toBe(200);
     }
     for (const path of ['/../package.json', '/%2e%2e/package.json', '/src/server.ts', '/nope.js']) {
-      expect((await fetch(`${server.url.replace(/\/$/, '')}${path}`)).status).toBe(404);
+      expect((await fetch(`${url().replace(/\/$/, '')}${path}`)).status).toBe(404);
     }
   });
 

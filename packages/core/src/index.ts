@@ -16,7 +16,24 @@ export {
   TurnkitError,
 } from './errors.js';
 export { handoff } from './handoffs/index.js';
-export type { ResponseInput, RunTurnRequest } from './interpreter/index.js';
+export type {
+  AnyHook,
+  Hook,
+  HookAsk,
+  HookCall,
+  HookConfig,
+  HookContext,
+  HookDecision,
+  HookFunctions,
+  HookModelRequest,
+  HookModelResponse,
+  HookPoint,
+  HookQuestion,
+  ToolPolicyConfig,
+  ToolRule,
+} from './hooks/index.js';
+export { defineHook, toolPolicy } from './hooks/index.js';
+export type { ApproveDecision, ResponseInput, RunTurnRequest } from './interpreter/index.js';
 export {
   type AgentTool,
   type AgentToolOptions,

@@ -23,7 +23,9 @@ export type ToolErrorCode =
   /** DESIGN §21: a call in doubt that a human declined to run again (it may or may not have run). */
   | 'tool_in_doubt'
   /** DESIGN §27: a second handoff in one step; only the first one moves the run. */
-  | 'handoff_ignored';
+  | 'handoff_ignored'
+  /** DESIGN §26: a hook (or the person reviewing for one) refused the call, or its result. */
+  | 'denied';
 
 /** The JSON text of an error result. `extra` fields (e.g. `rationale`) follow `message`. */
 export function toolErrorResult(

@@ -97,13 +97,25 @@ export interface ApprovalRecord {
 }
 
 /**
+ * Payload of a pending review (DESIGN §26): a hook asked a person to check `subject` at `point` —
+ * the tool call `{ id, name, input }` (beforeTool), the tool's result (afterTool), the model's
+ * response `{ text, toolCalls }` (afterModel) or the request's messages (beforeModel).
+ */
+export interface ReviewPayload {
+  hook: string;
+  point: 'beforeModel' | 'afterModel' | 'beforeTool' | 'afterTool';
+  subject: unknown;
+  reason?: string;
+}
+
+/**
  * What a pending interaction asks for: answers to questions, an approval decision, a form's value,
  * whether the run may spend more (`budget`, DESIGN §20), or (`in_doubt`, DESIGN §21) whether to run
  * again a call that may or may not have run: `approve` runs it again, `reject` tells the model so,
  * `provideInput` gives the result to record. An `in_doubt` payload is an {@link ApprovalPayload}
  * (tool name, input, reason).
  */
-export type InteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt';
+export type InteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt' | 'review';
 
 /** Something the run waits for a human (or a parent agent) to resolve. */
 export interface PendingInteraction {
@@ -116,7 +128,7 @@ export interface PendingInteraction {
   agentPath: string[];
   createdAt: string;
   expiresAt: string | null;
-  payload: QuestionPayload | ApprovalPayload | InputPayload | BudgetPayload;
+  payload: QuestionPayload | ApprovalPayload | InputPayload | BudgetPayload | ReviewPayload;
   /**
    * Who may respond (their principals, `TurnOptions.principal`); absent when anyone who can see
    * the run may. Anyone else gets `NOT_ASSIGNEE`.
@@ -133,6 +145,11 @@ export interface PendingInteraction {
    * itself (its `toolCallId` names the call whose tool is asking). Absent otherwise.
    */
   askedByTool?: true;
+  /**
+   * Set when a hook asked a question or a form (DESIGN §26): which hook, at which point, and the
+   * subject it was looking at. A `review` interaction carries the same in its payload.
+   */
+  review?: ReviewPayload;
 }
 
 /** The answer to one question: a label, several labels, choices with free text, or a skip. */
@@ -158,6 +175,13 @@ export type InteractionResponse =
       editedInput?: unknown;
       /** Budget interactions: how much to add to each limit before going on. */
       extend?: BudgetLimits;
+      /** Reviews (DESIGN §26): go on with this subject instead (re-validated). */
+      edit?: unknown;
+      /**
+       * `'run'`: later calls of the same tool in this run, with an input judged the same, pass
+       * without asking (a tool's approval, or a `beforeTool` review).
+       */
+      remember?: 'run';
     }
   | { id: string; type: 'reject'; rationale?: string }
   | { id: string; type: 'cancel'; reason?: string }
@@ -172,6 +196,8 @@ export type TurnStatus =
   | 'max_steps'
   | 'aborted'
   | 'budget_exceeded'
+  /** A `beforeModel` hook denied the model call (DESIGN §26); `error` says which and why. */
+  | 'blocked'
   | 'running';
 
 /** Work counted in one turn (one call of runTurn, answerQuestion…). */
@@ -251,6 +277,15 @@ export type AgentEvent = EventBase &
      */
     | { type: 'message_queued' | 'message_delivered'; messageId: string }
     | {
+        /** A hook decided something at a point (DESIGN §26); a hook that returns nothing emits none. */
+        type: 'hook_decision';
+        hook: string;
+        point: 'beforeModel' | 'afterModel' | 'beforeTool' | 'afterTool';
+        decision: 'rewrite' | 'result' | 'ask' | 'deny';
+        /** The tool call, at a tool point. */
+        toolCallId?: string;
+      }
+    | {
         /** One approval towards a quorum, short of it: the interaction stays pending. */
         type: 'approval_recorded';
         interactionId: string;
@@ -296,6 +331,8 @@ export type AgentEvent = EventBase &
     | { type: 'turn_completed'; output: string }
     | { type: 'turn_failed'; error: { code: string; message: string } }
     | { type: 'turn_aborted' }
+    /** A `beforeModel` hook denied the model call (DESIGN §26). */
+    | { type: 'turn_blocked'; error: { code: string; message: string } }
     | { type: 'turn_max_steps'; maxSteps: number }
     /** A budget interaction was rejected: the turn ends without spending more. */
     | { type: 'turn_budget_exceeded'; spent: Spend; limit: BudgetLimits }
@@ -393,7 +430,7 @@ export type TurnResult<TOutput = string> =
       output: null;
     })
   | (TurnResultFields & {
-      status: 'failed' | 'max_steps' | 'aborted' | 'budget_exceeded' | 'running';
+      status: 'failed' | 'max_steps' | 'aborted' | 'budget_exceeded' | 'blocked' | 'running';
       needsInput: false;
       pendingQuestion: null;
       output: null;
@@ -483,6 +520,12 @@ export interface Telemetry extends TurnTracer {
   readonly [TRACING]: object;
 }
 
+/** A hook as options hold it (made by `defineHook` or `toolPolicy`; its functions are the hook's own). */
+export interface HookHandle {
+  readonly kind: 'hook';
+  readonly name: string;
+}
+
 /** Options every entry point accepts. */
 export interface TurnOptions {
   /** Called synchronously with each event; a throwing handler never breaks the run. */
@@ -518,4 +561,10 @@ export interface TurnOptions {
    * turns, plus whatever `approve(…, { extend })` added.
    */
   budget?: BudgetLimits;
+  /**
+   * Hooks for this call (DESIGN §26), made by `defineHook` or `toolPolicy`, run after the agent's;
+   * sub-agents run only their own agent's. A review one of them asked goes on at its place in this
+   * list: give the same hooks to the call that decides it, or the hooks after it do not run.
+   */
+  hooks?: readonly HookHandle[];
 }

@@ -97,6 +97,7 @@ function goodResponse(interaction: PendingInteraction, pick: number): Interactio
     case 'approval':
     case 'budget':
     case 'in_doubt':
+    case 'review':
       return pick % 2 ? { id: interaction.id, type: 'approve' } : { id: interaction.id, type: 'reject' };
   }
 }

@@ -65,6 +65,9 @@ const ADDED = [
   'provideInput',
   'shellAskTool',
   'shellWords',
+  // Hooks and policies that can ask (DESIGN §26, issue 44).
+  'defineHook',
+  'toolPolicy',
 ];
 
 /**

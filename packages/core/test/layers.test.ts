@@ -16,6 +16,8 @@ const RANK: Record<string, number> = {
   questions: 1,
   machine: 2,
   snapshot: 3,
+  // Hooks (DESIGN §26): their shapes, chain and reviews; tools list them, the interpreter runs them.
+  hooks: 3,
   tools: 4,
   handoffs: 4.5,
   interpreter: 5,

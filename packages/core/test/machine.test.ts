@@ -39,6 +39,7 @@ const RESTING: LoopStateName[] = [
   'maxSteps',
   'aborted',
   'budgetExceeded',
+  'blocked',
 ];
 const REACHABLE: LoopStateName[] = [...RESTING, 'callingModel', 'executingTools'];
 
@@ -139,6 +140,13 @@ function sampleEvents(state: MachineState): LoopEvent[] {
     assistantWithCalls(toolCall(id(0), 'lookup')),
     assistantWithCalls(toolCall(id(0), 'lookup'), toolCall(id(1), 'AskUserQuestion')),
     { type: 'MODEL_FAILED', error: { code: 'MODEL_ERROR', message: 'model down' } },
+    // Hooks (DESIGN §26): a beforeModel denial, and a hook failure in a step (the first call settled).
+    { type: 'BLOCKED', error: { code: 'BLOCKED', message: 'denied' } },
+    {
+      type: 'HOOK_FAILED',
+      outcomes: runnable.slice(0, 1).map(settled),
+      error: { code: 'HOOK_ERROR', message: 'hook threw' },
+    },
     { type: 'TOOLS_SETTLED', outcomes: runnable.map(settled) },
     { type: 'TOOLS_SETTLED', outcomes: runnable.map((call, index) => ask(call, index, 'question')) },
     {
@@ -247,7 +255,8 @@ function expectConsistent(state: MachineState, where: string): void {
     expect(runnable.length, `${where}: executingTools with nothing to run`).toBeGreaterThan(0);
   if (value === 'aborted')
     expect(step === null || runnable.length > 0, `${where}: aborted on a settled step`).toBe(true);
-  const open: LoopStateName[] = ['aborted', 'budgetExceeded', 'waitingInput', 'executingTools'];
+  // A hook failure in a step leaves it open in `failed` (DESIGN §26).
+  const open: LoopStateName[] = ['aborted', 'budgetExceeded', 'waitingInput', 'executingTools', 'failed'];
   if (!open.includes(value)) {
     // The model is only called, and a run only rests, once the step's results are in the transcript.
     expect(step, `${where}: ${value} with an open step`).toBeNull();
@@ -404,7 +413,9 @@ describe('agentMachine', () => {
     expect([...events].sort()).toEqual(
       [
         'ABORT',
+        'BLOCKED',
         'BUDGET_REACHED',
+        'HOOK_FAILED',
         'MODEL_FAILED',
         'MODEL_RESPONDED',
         'OUTPUT_REJECTED',

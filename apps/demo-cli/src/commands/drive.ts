@@ -14,6 +14,7 @@ import {
   type PendingInteraction,
   type QuestionPayload,
   type ResponseInput,
+  type ReviewPayload,
   type SessionResult,
 } from '@turnkit/core';
 import type { ThawPlanValue } from '@turnkit/demo-models';
@@ -29,6 +30,7 @@ import {
   type Stopped,
   type TimedOut,
 } from '../prompt.js';
+import { reviewApproval, reviewResponse } from '../review.js';
 import { safeLine, safeText } from '../sanitize.js';
 
 /** Exit codes: 0 done or stopped at a prompt by end of input, 1 the run failed, 130 Ctrl-C. */
@@ -91,6 +93,12 @@ async function collect(app: App, pending: PendingInteraction[]): Promise<Respons
           budgetApproval(app.ui, interaction.payload as BudgetPayload).input) as BudgetLimits;
         responses.push({ id, type: 'approve', extend, ...rationale });
       }
+    } else if (interaction.kind === 'review') {
+      // A hook's review (DESIGN §26): the approval card, with what is under review as its input.
+      const payload = interaction.payload as ReviewPayload;
+      const decision = await app.prompter.approval(reviewApproval(app.ui, payload), interaction.agentPath);
+      if (isStopped(decision)) return { ...decision, kind: 'review' };
+      responses.push(reviewResponse(id, decision));
     } else {
       const decision = await app.prompter.approval(
         interaction.payload as ApprovalPayload,
@@ -120,6 +128,7 @@ function stopped(app: App, runId: string, how: Stop): number {
     // A call in doubt (DESIGN §21) is decided like an approval.
     in_doubt: 'approvalCancelled',
     budget: 'approvalCancelled',
+    review: 'approvalCancelled',
   } as const;
   const key = how.stopped === 'interrupt' ? 'interrupted' : left[how.kind];
   ui.print(ui.color.yellow(ui.t(key, { runId })));
@@ -210,10 +219,11 @@ async function loop(
         ui.print(t('resumeHint', { runId }));
         return EXIT_INTERRUPTED;
       case 'failed':
+      case 'blocked':
       case 'max_steps': {
         const reason =
-          result.status === 'failed'
-            ? t('failed', {
+          result.status !== 'max_steps'
+            ? t(result.status === 'blocked' ? 'blocked' : 'failed', {
                 code: result.error?.code ?? 'ERROR',
                 message: safeText(result.error?.message ?? ''),
               })

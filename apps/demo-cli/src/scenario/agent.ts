@@ -7,6 +7,7 @@
  */
 import {
   type Agent,
+  type AnyHook,
   agentTool,
   askUserQuestion,
   type BudgetLimits,
@@ -47,6 +48,8 @@ export interface AgentOptions {
   questionTimeoutMs?: number;
   /** What one run may spend across its turns (DESIGN §20; default {@link DEFAULT_BUDGET}, null: none). */
   budget?: BudgetLimits | null;
+  /** Hooks of the agent (DESIGN §26), e.g. the thaw review of `TURNKIT_REVIEW_THAWS`. */
+  hooks?: AnyHook[];
 }
 
 /** The demo's budget per run: 30 model calls; past them the run asks before spending more. */
@@ -78,6 +81,7 @@ export function createAgent(options: AgentOptions): Agent<ThawPlanValue> {
     maxSteps: 12,
     ...(options.budget === null ? {} : { budget: options.budget ?? DEFAULT_BUDGET }),
     handoffs: [desk],
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   return lead;
 }

@@ -36,6 +36,7 @@ const KINDS: Record<InteractionKind, true> = {
   in_doubt: true,
   input: true,
   question: true,
+  review: true,
 };
 
 /**

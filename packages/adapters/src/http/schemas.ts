@@ -38,6 +38,9 @@ export function bodySchemas(clientHeld: boolean) {
       id: interactionId,
       rationale: note,
       editedInput: z.unknown().optional(),
+      // A hook's review (DESIGN §26): the edited subject, and an approval remembered for the run.
+      edit: z.unknown().optional(),
+      remember: z.literal('run').optional(),
       // A budget interaction's extension (DESIGN §20): how much to add to each limit.
       extend: z
         .strictObject({

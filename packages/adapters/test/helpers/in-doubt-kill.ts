@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { SnapshotStore } from '@turnkit/core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { HooksWorkerConfig } from '../fixtures/hooks-worker.js';
 import type { InDoubtWorkerConfig } from '../fixtures/in-doubt-worker.js';
 import { bundleProcesses } from './bundled-child.js';
 
@@ -20,20 +21,28 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let outdir: string;
 
-/** Bundles the worker for the calling test file (its beforeAll), and removes it after. */
-export function bundleInDoubtWorker(): void {
+/** Bundles the worker (or `entries`, e.g. the hooks worker) for the calling test file (its beforeAll), and removes it after. */
+export function bundleInDoubtWorker(
+  entries: Record<string, string> = { 'in-doubt-worker': 'fixtures/in-doubt-worker.ts' },
+): void {
   beforeAll(async () => {
     outdir = await mkdtemp(join(tmpdir(), 'turnkit-in-doubt-worker-'));
-    await bundleProcesses({ entries: { 'in-doubt-worker': 'fixtures/in-doubt-worker.ts' }, outdir });
+    await bundleProcesses({ entries, outdir });
   });
   afterAll(async () => {
     if (outdir) await rm(outdir, { recursive: true, force: true });
   });
 }
 
-/** Starts the worker on `runId`, waits until it is inside `execute`, kills it with SIGKILL; returns the key it ran with. */
-export async function killedInsideExecute(config: InDoubtWorkerConfig): Promise<string> {
-  const child = spawn(process.execPath, [join(outdir, 'in-doubt-worker.mjs'), JSON.stringify(config)], {
+/**
+ * Starts the worker (`worker`, one bundled by {@link bundleInDoubtWorker}) on `runId`, waits until
+ * it is inside `execute`, kills it with SIGKILL; returns the key it ran with.
+ */
+export async function killedInsideExecute(
+  config: InDoubtWorkerConfig | HooksWorkerConfig,
+  worker = 'in-doubt-worker',
+): Promise<string> {
+  const child = spawn(process.execPath, [join(outdir, `${worker}.mjs`), JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
+import { decideReview, expiredReview, hookAnswered, type ReviewDeps, rememberKey } from '../hooks/index.js';
 import type { Resolution, ResolvedRecord, StoredInteraction } from '../machine/index.js';
 import {
   controlCharacterIssues,
@@ -18,8 +19,55 @@ import { budgetProblems } from '../tools/index.js';
 import type { ApprovalRecord, BudgetLimits, InteractionResponse, ResolutionKind } from '../types.js';
 import { answersByHeader } from './ask.js';
 import { unsafeFormSchema } from './form-guard.js';
+import { TOOL_APPROVAL } from './hook-calls.js';
+import { hooksOf, inputKey } from './hook-points.js';
 import type { Run } from './run.js';
 import { checkToolInput } from './tool-input.js';
+
+/** What deciding a review needs from the run: its tools' schemas and its hooks' remember keys. */
+function reviewDeps(run: Run): ReviewDeps {
+  return {
+    checkInput: (toolName, value) => {
+      const tool = run.agent.toolIndex.get(toolName);
+      if (tool?.kind !== 'function') return null;
+      const checked = checkToolInput(tool, value);
+      if (checked.ok) return null;
+      return checked.error.issues.map(
+        (issue): AnswerIssue => ({ path: ['edit', ...issue.path.map(pathPart)], message: issue.message }),
+      );
+    },
+    inputKey: (hook, input) => inputKey(hooksOf(run).find((item) => item.name === hook)?.rememberBy, input),
+  };
+}
+
+/** The key of a tool's approval given with `remember: 'run'`, or nothing. */
+function rememberedApproval(
+  run: Run,
+  interaction: StoredInteraction,
+  response: ResponseInput,
+  asked: boolean,
+): { remember?: string } {
+  if (response.type !== 'approve' || response.remember === undefined) return {};
+  const remember = response.remember;
+  if (remember !== 'run' || asked) {
+    throw new AnswerError(
+      [{ path: ['remember'], message: asked ? "A tool's own ask cannot be remembered" : "Must be 'run'" }],
+      'The approval',
+    );
+  }
+  const tool = run.agent.toolIndex.get(interaction.toolName);
+  const rememberBy = tool?.kind === 'function' ? tool.approval?.rememberBy : undefined;
+  const input = JSON.parse(
+    response.editedInput !== undefined ? JSON.stringify(response.editedInput) : (interaction.input ?? '{}'),
+  ) as unknown;
+  return {
+    remember: rememberKey(
+      TOOL_APPROVAL,
+      interaction.toolName,
+      inputKey(rememberBy as ((input: unknown) => string) | undefined, input),
+    ),
+  };
+}
 
 /** A response whose `id` may be left out when exactly one interaction is pending. */
 export type ResponseInput = InteractionResponse extends infer R
@@ -50,6 +98,7 @@ const HOW_TO: Record<StoredInteraction['kind'], string> = {
   input: 'fill it in with provideInput',
   budget: 'decide it with approve (with `extend` to raise the limits) or reject',
   in_doubt: 'decide it with approve (run it again), reject, or provideInput (the result to record)',
+  review: 'decide it with approve (optionally with `edit`) or reject',
 };
 
 function wrongKind(interaction: StoredInteraction, type: string): StateError {
@@ -90,6 +139,8 @@ function checkFormValue(interaction: StoredInteraction, value: unknown): unknown
 /** The resolution of an interaction answered after its `expiresAt`: the answer is not used. */
 export function expiredResolution(interaction: StoredInteraction, at: string): Resolution {
   const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
+  // A hook's ask that expired is that point's deny (DESIGN §26).
+  if (interaction.review) return expiredReview(interaction, { ...base, resolution: 'timed_out' });
   const deadline = interaction.expiresAt ?? at;
   const timedOut = (result: string): Resolution => ({
     toolCallId: interaction.toolCallId,
@@ -195,13 +246,29 @@ function decideBudget(
   throw wrongKind(interaction, response.type);
 }
 
-/** The resolution of one response on one interaction; throws, changing nothing, when it does not fit. */
+/**
+ * The resolution of one response on one interaction; throws, changing nothing, when it does not fit.
+ * A hook's question or form (DESIGN §26) is decided as its kind is, and its answer goes to the hook.
+ */
 export function decide(
   run: Run,
   interaction: StoredInteraction,
   response: ResponseInput,
   at: string,
   responder: Responder = USER,
+): Resolution {
+  const resolution = decideOne(run, interaction, response, at, responder);
+  return interaction.review && interaction.kind !== 'review'
+    ? hookAnswered(interaction, resolution)
+    : resolution;
+}
+
+function decideOne(
+  run: Run,
+  interaction: StoredInteraction,
+  response: ResponseInput,
+  at: string,
+  responder: Responder,
 ): Resolution {
   // Tools in doubt (DESIGN §21): approve, reject, input or cancel, see in-doubt.ts.
   if (interaction.kind === 'in_doubt') {
@@ -236,6 +303,7 @@ export function decide(
   // made in this file, so no key is `__proto__`.
   const recordOf: RecordOf = (resolution, ...fields) => Object.assign({}, base, { resolution }, ...fields);
   if (interaction.kind === 'budget') return decideBudget(interaction, response, recordOf, rationale);
+  if (interaction.kind === 'review') return decideReview(interaction, response, recordOf, reviewDeps(run));
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
     toolCallId,
     records: [record],
@@ -284,10 +352,12 @@ export function decide(
         if (approvals.length < quorum) return { toolCallId, records: [], approval };
         counted = { approvals };
       }
+      // `remember: 'run'` (DESIGN §26): later calls of this tool with an input of the same key pass.
+      const remember = rememberedApproval(run, interaction, response, asked);
       if (response.editedInput === undefined) {
         const record = recordOf('approved', rationale, counted);
         if (asked) return resumeWith(record, { kind: 'approval', approved: true, ...rationale, ...counted });
-        return { toolCallId, records: [record], runInput: interaction.input };
+        return { toolCallId, records: [record], runInput: interaction.input, ...remember };
       }
       // A model's proposed call is checked against the tool's schema; a tool's own ask is its data.
       const tool = run.agent.toolIndex.get(interaction.toolName);
@@ -313,7 +383,7 @@ export function decide(
           editedInput: JSON.parse(editedInput),
         });
       }
-      return { toolCallId, records: [record], runInput: editedInput, edited: true };
+      return { toolCallId, records: [record], runInput: editedInput, edited: true, ...remember };
     }
     case 'reject': {
       if (interaction.kind !== 'approval') throw wrongKind(interaction, 'reject');

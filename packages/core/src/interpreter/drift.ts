@@ -62,7 +62,9 @@ export function driftResult(
       `Tool ${name} was removed while this call waited (the application changed), so the call was not run. Go on without it, or use the tools available now: ${names}.`,
     );
   }
-  const asked = stepCall.status === 'resuming' && stepCall.askResponse !== undefined;
+  // A hook's ask (DESIGN §26) goes on in the hook, not the tool's `resume`.
+  const asked =
+    stepCall.status === 'resuming' && stepCall.askResponse !== undefined && !stepCall.interaction?.review;
   if (asked && typeof tool.resume !== 'function') {
     return changed(
       run,

@@ -28,7 +28,16 @@ export {
   type ResponseInput,
   responseFields,
 } from './resolve.js';
-export { answerQuestion, approve, cancelQuestion, expire, provideInput, reject, respond } from './respond.js';
+export {
+  type ApproveDecision,
+  answerQuestion,
+  approve,
+  cancelQuestion,
+  expire,
+  provideInput,
+  reject,
+  respond,
+} from './respond.js';
 export { resultOf, statusOf, toPending } from './result.js';
 export {
   decodedOf,

@@ -4,13 +4,15 @@
  */
 import { ModelError, publicModelMessage } from '../errors.js';
 import { COMPACT } from '../keys.js';
-import { pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
+import { type HookResume, pendingInteractions, SUPERSEDED_RESULT } from '../machine/index.js';
 import { mergeModelSettings } from '../tools/index.js';
 import type { AssistantMessage, ChatMessage, ModelRequest, ToolCall, TurnResult } from '../types.js';
 import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './budget.js';
 import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
 import { inputFilterError, modelMessages, sendSettling } from './handoff-switch.js';
+import { hookError } from './hook-points.js';
+import { afterModelPoint, beforeModelPoint, messageOf, modelPoint, responseSubject } from './model-hooks.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, nowIso, type Run, send, stateOf, tracingOf } from './run.js';
@@ -112,27 +114,56 @@ function responded(run: Run, message: AssistantMessage): void {
   send(run, { type: 'MODEL_RESPONDED', message });
 }
 
-async function callModel(run: Run): Promise<void> {
-  const { agent, options } = run;
-  const context = run.state.context;
+/** The request for the next model call: instructions, compaction (DESIGN §22), then the beforeModel hooks. */
+async function requestFor(run: Run): Promise<ModelRequest | undefined> {
+  const resume = run.state.context.hookResume;
+  // A beforeModel review decided (DESIGN §26): its point goes on with the request it reviewed.
+  if (resume?.point === 'beforeModel') {
+    const stored = JSON.parse(resume.subject) as Pick<ModelRequest, 'messages' | 'settings'>;
+    return modelPoint(
+      run,
+      await beforeModelPoint(run, { ...modelRequest(run, ''), ...stored }, resume),
+      resume,
+    );
+  }
   const instructions = await instructionsFor(run);
-  if (typeof instructions !== 'string') return send(run, { type: 'MODEL_FAILED', error: instructions });
+  if (typeof instructions !== 'string') return void send(run, { type: 'MODEL_FAILED', error: instructions });
   // Long runs (DESIGN §22): the oldest messages may be compacted before the request is sent.
   let request: ModelRequest;
   try {
     request = modelRequest(run, instructions);
   } catch (error) {
     report(run, error);
-    return send(run, { type: 'MODEL_FAILED', error: inputFilterError(run) });
+    return void send(run, { type: 'MODEL_FAILED', error: inputFilterError(run) });
   }
   const compact = run.agent.history?.[COMPACT] as Compactor | undefined;
   const compaction = compact ? await compact(run, request) : 'fits';
-  if (compaction === 'aborted') return send(run, { type: 'ABORT' });
+  if (compaction === 'aborted') return void send(run, { type: 'ABORT' });
   if (typeof compaction === 'object') {
     if (compaction.cause !== undefined) report(run, compaction.cause);
-    return send(run, { type: 'MODEL_FAILED', error: compaction.error });
+    return void send(run, { type: 'MODEL_FAILED', error: compaction.error });
   }
   if (compaction === 'compacted') request = modelRequest(run, instructions);
+  const before = beforeModelPoint(run, request);
+  return modelPoint(run, before instanceof Promise ? await before : before);
+}
+
+async function callModel(run: Run): Promise<void> {
+  const { agent, options } = run;
+  const context = run.state.context;
+  // An afterModel review decided (DESIGN §26): the reviewed response goes on, the model is not called again.
+  const resume = context.hookResume;
+  if (resume?.point === 'afterModel') {
+    const message = modelPoint(
+      run,
+      await afterModelPoint(run, messageOf(JSON.parse(resume.subject)), resume),
+      resume,
+    );
+    if (message) responded(run, sanitize(message, context.modelCalls + 1));
+    return;
+  }
+  const request = await requestFor(run);
+  if (!request) return;
   emit(run, { type: 'model_started', step: context.modelCalls + 1 });
   const endSpan = tracingOf(run)?.modelSpan(run, context.modelCalls + 1) ?? noSpan;
   let response: Awaited<ReturnType<typeof agent.model.generate>>;
@@ -179,11 +210,22 @@ async function callModel(run: Run): Promise<void> {
     ...(response.usage ? { usage: response.usage } : {}),
     message,
   });
-  responded(run, message);
+  // afterModel hooks (DESIGN §26); a failure keeps the response, so a retry does not call the model again.
+  const held = (): HookResume => ({
+    point: 'afterModel',
+    hook: '',
+    from: 0,
+    subject: JSON.stringify(responseSubject(message)),
+  });
+  const after = afterModelPoint(run, message);
+  const kept = modelPoint(run, after instanceof Promise ? await after : after, held);
+  if (kept) responded(run, kept === message ? message : sanitize(kept, context.modelCalls + 1));
 }
 
 async function executeStep(run: Run): Promise<void> {
-  const outcomes = await runStep(run, driveToRest);
+  const { outcomes, failure } = await runStep(run, driveToRest);
+  // A hook failed (DESIGN §26): the other calls' outcomes are kept and the turn fails.
+  if (failure) return send(run, { type: 'HOOK_FAILED', outcomes, error: hookError(failure) });
   sendSettling(run, { type: 'TOOLS_SETTLED', outcomes });
   for (const outcome of outcomes) {
     if ('interaction' in outcome)
@@ -251,6 +293,9 @@ function emitTurnEnd(run: Run): void {
       break;
     case 'budgetExceeded':
       emit(run, { type: 'turn_budget_exceeded', spent: spentOf(run), limit: limitsOf(run) ?? {} });
+      break;
+    case 'blocked':
+      emit(run, { type: 'turn_blocked', error: context.error ?? { code: 'BLOCKED', message: 'blocked' } });
       break;
     default:
       emit(run, { type: 'turn_aborted' });

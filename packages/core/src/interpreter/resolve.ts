@@ -117,9 +117,15 @@ export function checkPlainResponses(responses: unknown): ResponseInput[] {
       const found = typeof text === 'string' ? controlCharacterIn(text) : undefined;
       if (found) issues.push({ path: [index, key], message: controlCharacterMessage(found, `The ${key}`) });
     }
-    // An edited input is data the tool runs with: its strings and keys are text too.
-    if (fields.editedInput !== undefined) {
-      issues.push(...controlCharacterIssues(fields.editedInput, [index, 'editedInput']));
+    // An edited input (or a review's edited subject) is data the run goes on with: its strings and keys are text too.
+    for (const key of ['editedInput', 'edit'] as const) {
+      if (fields[key] !== undefined) issues.push(...controlCharacterIssues(fields[key], [index, key]));
+    }
+    if (fields.remember !== undefined && fields.remember !== 'run') {
+      issues.push({
+        path: [index, 'remember'],
+        message: "Must be 'run' (remember the approval for the run)",
+      });
     }
     if (issues.length > 0) throw new AnswerError(issues, 'The response list');
   });
@@ -167,7 +173,7 @@ export function prepareResolutions(
     const owner = context.step?.find(
       (call) => call.status === 'pending' && call.interaction?.id === interaction.id,
     );
-    if (owner || interaction.kind === 'budget') {
+    if (owner || interaction === context.budgetPause) {
       const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
       if (expired) {
         prepared.push(expiredResolution(interaction, stamp));

@@ -55,11 +55,27 @@ export async function answerQuestion<TOutput>(
   return respond(agent, snapshot, checkPlainResponses([{ id, type: 'answer', answers }]), options);
 }
 
+/**
+ * A decision that approves: of an approval (optionally with an edited input), a budget (with
+ * `extend`), or a hook's review (with `edit`, DESIGN §26).
+ */
+export interface ApproveDecision {
+  id?: string;
+  rationale?: string;
+  editedInput?: unknown;
+  /** Budget interactions: how much to add to each limit before going on. */
+  extend?: BudgetLimits;
+  /** Reviews: go on with this subject instead (checked as the point holds it). */
+  edit?: unknown;
+  /** `'run'`: later calls of the same tool in the run with an input judged the same pass without asking. */
+  remember?: 'run';
+}
+
 /** Approves a pending tool call (optionally with an edited input) and continues: the tool runs once. */
 export async function approve<TOutput>(
   agent: Agent<TOutput>,
   snapshot: string,
-  decision: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits } = {},
+  decision: ApproveDecision = {},
   options?: TurnOptions,
 ): Promise<TurnResult<TOutput>> {
   return respond(

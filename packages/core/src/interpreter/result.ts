@@ -3,6 +3,7 @@
  * interactions, the `TurnResult`, and the NOT_WAITING error that says what to do instead.
  */
 import { StateError } from '../errors.js';
+import { reviewPayload } from '../hooks/index.js';
 import { type LoopStateName, pendingInteractions, type StoredInteraction } from '../machine/index.js';
 import type { PendingInteraction, TurnResult, TurnResultFields, TurnStatus } from '../types.js';
 import { limitsOf, spentOf } from './budget.js';
@@ -24,6 +25,8 @@ export function statusOf(value: LoopStateName): TurnStatus {
       return 'aborted';
     case 'budgetExceeded':
       return 'budget_exceeded';
+    case 'blocked':
+      return 'blocked';
     default:
       return 'running';
   }
@@ -47,6 +50,7 @@ export function toPending(interaction: StoredInteraction): PendingInteraction {
   if (interaction.quorum !== undefined) pending.quorum = interaction.quorum;
   if (interaction.allowRequester !== undefined) pending.allowRequester = interaction.allowRequester;
   if (interaction.approvals) pending.approvals = interaction.approvals;
+  if (interaction.review && interaction.kind !== 'review') pending.review = reviewPayload(interaction);
   return pending;
 }
 
@@ -58,6 +62,8 @@ function payloadOf(interaction: StoredInteraction): PendingInteraction['payload'
       return { message: interaction.form?.message ?? '', schema: interaction.form?.schema ?? {} };
     case 'budget':
       return interaction.budget!;
+    case 'review':
+      return reviewPayload(interaction);
     case 'approval':
     case 'in_doubt':
       return {
@@ -96,7 +102,7 @@ export function resultOf<TOutput>(
     events: run.events,
     usage: run.usage,
     spend: spentOf(run),
-    error: status === 'failed' ? context.error : null,
+    error: status === 'failed' || status === 'blocked' ? context.error : null,
     activeAgent: run.agent.name,
   };
   const budget = limitsOf(run);

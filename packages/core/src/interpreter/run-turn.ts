@@ -92,6 +92,7 @@ export async function runTurn<TOutput>(
     case 'aborted':
     case 'maxSteps':
     case 'budgetExceeded':
+    case 'blocked':
       beginTurn(run, 'retry');
       sendSettling(run, { type: 'RETRY', maxSteps: agent.maxSteps });
       return continueTurn(run);

@@ -6,6 +6,7 @@
  * finished; calls interrupted by an abort get none and run again on retry.
  */
 import { HANDOFF_IGNORED, transferCalls } from '../handoffs/index.js';
+import type { HookFailure } from '../hooks/index.js';
 import {
   type CallResult,
   extend,
@@ -28,12 +29,18 @@ import { type AskDraft, askDraft, askResponseFor } from './ask.js';
 import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
-import { decideApproval, execute, finishTool, startTool } from './execute.js';
+import { decideApproval, execute, finishTool } from './execute.js';
+import { afterBefore, resumeReviewed, TOOL_APPROVAL } from './hook-calls.js';
+import { inputKey, isRemembered } from './hook-points.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
-import type { SubagentPlayer } from './subagents.js';
+import { runSubagentCall } from './subagent-call.js';
+import { afterToolPoint, beforeToolPoint } from './tool-hooks.js';
 import { parseToolInput } from './tool-input.js';
 
-type CallOutcome = CallResult | { draft: AskDraft } | undefined;
+/** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
+type HookFailed = { failed: HookFailure; resume?: StoredInteraction; askResponse?: string };
+
+type CallOutcome = CallResult | { draft: AskDraft } | HookFailed | undefined;
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
@@ -107,7 +114,9 @@ async function runTool(
   options: Parameters<typeof execute>[4] = {},
 ): Promise<CallOutcome> {
   const outcome = await execute(run, tool, call, input, options);
-  if (!outcome || 'result' in outcome) return outcome;
+  if (!outcome) return outcome;
+  // DESIGN §26: what the tool returned goes through the afterTool hooks before the model reads it.
+  if ('result' in outcome) return afterToolPoint(run, tool, call, input, outcome.result);
   const { request } = outcome.ask;
   if (run.options.interactive === false && request && !('approval' in request)) {
     const result = toolErrorResult('user_input_unavailable', unavailableMessage(run, tool.name));
@@ -166,15 +175,39 @@ async function askPolicy(
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
   const parsed = parseToolInput(tool, call.function.arguments);
   if (!parsed.ok) return { result: parsed.result };
-  if (tool.needsApproval) {
-    const decision = await decideApproval(run, tool, call, parsed.input);
+  return afterBefore(await beforeToolPoint(run, tool, call, parsed.input), (input, raw) =>
+    approveOrRun(run, tool, call, input, raw),
+  );
+}
+
+/**
+ * After the beforeTool hooks let a call go: its tool's own approval (unless one remembered for the
+ * run covers it), then the tool. `raw` is the input as JSON text (a hook may have rewritten it).
+ */
+async function approveOrRun(
+  run: Run,
+  tool: AnyFunctionTool,
+  call: ToolCall,
+  input: unknown,
+  raw: string,
+  options: Parameters<typeof execute>[4] = {},
+): Promise<CallOutcome> {
+  const remembered = () =>
+    isRemembered(
+      run,
+      TOOL_APPROVAL,
+      tool.name,
+      inputKey(tool.approval?.rememberBy as ((input: unknown) => string) | undefined, input),
+    );
+  if (tool.needsApproval && !remembered()) {
+    const decision = await decideApproval(run, tool, call, input);
     if (typeof decision === 'object') return decision;
     if (decision !== false) {
-      const policy = await resolvePolicy(run, tool.name, call.id, parsed.input, tool.approval);
+      const policy = await resolvePolicy(run, tool.name, call.id, input, tool.approval);
       if ('result' in policy) return policy;
       const approval: AskDraft = {
         kind: 'approval',
-        input: call.function.arguments === '' ? '{}' : call.function.arguments,
+        input: raw,
         ...(typeof decision === 'string' ? { reason: decision } : {}),
         expiresAt: expiresAt(run, tool.approvalTimeoutMs),
         schemaHash: tool.schemaHash,
@@ -182,7 +215,7 @@ async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promi
       return { draft: extend(policy.fields, approval) };
     }
   }
-  return runTool(run, tool, call, parsed.input);
+  return runTool(run, tool, call, input, options);
 }
 
 async function runCall(
@@ -205,29 +238,18 @@ async function runCall(
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
-  if (tool.builtin === 'answer_subagent' || tool.subagent) {
-    // The player comes with the tool (agentTool, answerSubagentTool), so the loop never imports it.
-    const player = tool.subagents as SubagentPlayer | undefined;
-    if (!player) {
-      const result = `${tool.name} is an agent tool that was not made by agentTool or answerSubagentTool, so the loop cannot play it.`;
-      return { result: toolErrorResult('tool_error', result) };
-    }
-    if (tool.builtin === 'answer_subagent') return player.answer(run, tool, call, drive);
-    startTool(run, call.id, tool.name, stepCall.status === 'resuming');
-    const outcome = await player.call(
-      run,
-      tool,
-      call,
-      stepCall.status === 'resuming' ? stepCall.child : undefined,
-      drive,
-    );
-    if (outcome && 'result' in outcome) finishTool(run, call.id, tool.name, outcome.result);
-    return outcome;
-  }
+  if (tool.builtin === 'answer_subagent' || tool.subagent)
+    return runSubagentCall(run, tool, stepCall, call, drive);
   // Only sessions mark calls in doubt, and they hand in run.doubt (DESIGN §21).
   if (stepCall.inDoubt && run.doubt?.isInDoubt(stepCall, tool)) {
     const handled = await run.doubt.outcome(run, tool, stepCall, call);
     if (handled) return handled;
+  }
+  // A hook's review decided (DESIGN §26): its point goes on after the hook that asked.
+  if (stepCall.interaction?.review) {
+    return resumeReviewed(run, tool, stepCall, call, (input, raw, options) =>
+      approveOrRun(run, tool, call, input, raw, options),
+    );
   }
   if (stepCall.status === 'approved') {
     const raw = stepCall.approvedInput ?? call.function.arguments;
@@ -251,7 +273,10 @@ async function runCall(
  * Runs the step's runnable calls and returns their outcomes (in call order). `drive` plays a
  * sub-agent's loop: the loop passes itself in, so this layer never imports it back.
  */
-export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome[]> {
+export async function runStep(
+  run: Run,
+  drive: DriveToRest,
+): Promise<{ outcomes: StepOutcome[]; failure?: HookFailure }> {
   const context = run.state.context;
   const step = context.step ?? [];
   const last = context.messages[context.messages.length - 1];
@@ -289,11 +314,18 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
     tracingOf(run)?.endOpenToolSpans(run);
   });
   const outcomes: StepOutcome[] = [];
+  let failure: HookFailure | undefined;
   let waiting = step.filter((call) => call.status === 'pending').length;
   let created = context.interactionCount;
   runnable.forEach((stepCall, index) => {
     const outcome = settled[index];
     if (!outcome) return;
+    if ('failed' in outcome) {
+      failure ??= outcome.failed;
+      const { resume, askResponse } = outcome;
+      if (resume && askResponse) outcomes.push({ toolCallId: stepCall.toolCallId, resume, askResponse });
+      return;
+    }
     if ('result' in outcome) {
       outcomes.push({ toolCallId: stepCall.toolCallId, ...outcome });
       return;
@@ -321,5 +353,5 @@ export async function runStep(run: Run, drive: DriveToRest): Promise<StepOutcome
     });
     outcomes.push({ toolCallId: stepCall.toolCallId, interaction });
   });
-  return outcomes;
+  return failure ? { outcomes, failure } : { outcomes };
 }

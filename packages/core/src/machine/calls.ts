@@ -87,6 +87,13 @@ export function withOutcome(call: StepCall, outcome: StepOutcome): StepCall {
     return Object.assign(rest, { status: 'done' as const, result: outcome.result });
   }
   if ('child' in outcome) return Object.assign(fresh, { status: 'pending' as const, child: outcome.child });
+  if ('resume' in outcome) {
+    return Object.assign(fresh, {
+      status: 'resuming' as const,
+      interaction: outcome.resume,
+      askResponse: outcome.askResponse,
+    });
+  }
   return Object.assign(fresh, { status: 'pending' as const, interaction: outcome.interaction });
 }
 

@@ -11,6 +11,8 @@
  *   USER_MESSAGE (all) or RETRY (failed, maxSteps, aborted, budgetExceeded).
  *   callingModel / executingTools ─BUDGET_REACHED→ waitingInput (the run's budget, DESIGN §20);
  *   waitingInput ─RESPOND refusing more budget→ budgetExceeded.
+ *   callingModel ─BLOCKED→ blocked (a beforeModel hook denied the call, DESIGN §26);
+ *   executingTools ─HOOK_FAILED→ failed (a hook failed; the step's other outcomes are kept).
  */
 import type { GuardName, UpdateName } from './rules.js';
 import type { LoopEvent, LoopStateName } from './state.js';
@@ -57,6 +59,8 @@ export const CHART: Record<LoopStateName, ChartState> = {
       // The answer and its issues join the transcript; the model tries again (within the budget).
       OUTPUT_REJECTED: { target: 'callingModel', actions: 'rejectOutput' },
       MODEL_FAILED: { target: 'failed', actions: 'recordError' },
+      // A beforeModel hook denied the call (DESIGN §26).
+      BLOCKED: { target: 'blocked', actions: 'recordError' },
       BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
       ABORT: 'aborted',
     },
@@ -64,6 +68,8 @@ export const CHART: Record<LoopStateName, ChartState> = {
   executingTools: {
     on: {
       TOOLS_SETTLED: { target: 'settling', actions: 'recordOutcomes' },
+      // A hook failed (DESIGN §26): the other calls' outcomes are kept; a retry runs its point again.
+      HOOK_FAILED: { target: 'failed', actions: ['recordOutcomes', 'recordError'] },
       BUDGET_REACHED: { target: 'waitingInput', actions: 'pauseForBudget' },
       ABORT: 'aborted',
     },
@@ -91,7 +97,8 @@ export const CHART: Record<LoopStateName, ChartState> = {
   },
   failed: {
     on: {
-      USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
+      // A hook failure may leave a step open (DESIGN §26): a message supersedes its open calls.
+      USER_MESSAGE: SUPERSEDING,
       RETRY: { target: 'settling', actions: ['resetStepBudget', 'clearError'] },
     },
   },
@@ -105,6 +112,13 @@ export const CHART: Record<LoopStateName, ChartState> = {
     on: {
       USER_MESSAGE: SUPERSEDING,
       RETRY: { target: 'settling', actions: 'resetStepBudget' },
+    },
+  },
+  // A beforeModel hook denied the model call (DESIGN §26): a message or a retry goes on.
+  blocked: {
+    on: {
+      USER_MESSAGE: { target: 'callingModel', actions: ['resetStepBudget', 'appendMessages'] },
+      RETRY: { target: 'settling', actions: ['resetStepBudget', 'clearError'] },
     },
   },
   // Like aborted: an open step stays open until a new message supersedes it or a retry runs it.

@@ -35,24 +35,26 @@ export const updates = {
   resetStepBudget: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
     'maxSteps' in event ? { modelCalls: 0, maxSteps: event.maxSteps } : {},
   clearError: (): Partial<LoopContext> => ({ error: null, output: null }),
-  appendMessages: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
-    messages:
-      event.type === 'START' || event.type === 'USER_MESSAGE'
-        ? [...context.messages, ...event.messages]
-        : context.messages,
-    output: null,
-    error: null,
-  }),
-  appendAssistantMessage: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
-    messages: event.type === 'MODEL_RESPONDED' ? [...context.messages, event.message] : context.messages,
-    modelCalls: context.modelCalls + 1,
-  }),
+  appendMessages: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    withoutHookResume(context, {
+      messages:
+        event.type === 'START' || event.type === 'USER_MESSAGE'
+          ? [...context.messages, ...event.messages]
+          : context.messages,
+      output: null,
+      error: null,
+    }),
+  appendAssistantMessage: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
+    withoutHookResume(context, {
+      messages: event.type === 'MODEL_RESPONDED' ? [...context.messages, event.message] : context.messages,
+      modelCalls: context.modelCalls + 1,
+    }),
   rejectOutput: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
     event.type === 'OUTPUT_REJECTED'
-      ? {
+      ? withoutHookResume(context, {
           messages: [...context.messages, event.message, event.feedback],
           modelCalls: context.modelCalls + 1,
-        }
+        })
       : {},
   startStep: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
     step:
@@ -65,11 +67,18 @@ export const updates = {
   recordOutput: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
     output: event.type === 'MODEL_RESPONDED' ? (event.message.content ?? '') : null,
   }),
-  recordError: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => ({
-    error: event.type === 'MODEL_FAILED' ? event.error : null,
-  }),
+  recordError: (_context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
+    if (event.type === 'MODEL_FAILED' && event.hookResume)
+      return { error: event.error, hookResume: event.hookResume };
+    return {
+      error:
+        event.type === 'MODEL_FAILED' || event.type === 'HOOK_FAILED' || event.type === 'BLOCKED'
+          ? event.error
+          : null,
+    };
+  },
   recordOutcomes: (context: LoopContext, event: LoopEvent): Partial<LoopContext> => {
-    if (event.type !== 'TOOLS_SETTLED' || !context.step) return {};
+    if ((event.type !== 'TOOLS_SETTLED' && event.type !== 'HOOK_FAILED') || !context.step) return {};
     const byCall = new Map(event.outcomes.map((outcome) => [outcome.toolCallId, outcome]));
     const created = event.outcomes.filter((outcome) => 'interaction' in outcome).length;
     const parked = withParked(context.parked, event.outcomes);
@@ -88,12 +97,17 @@ export const updates = {
     let budget: Resolution['budget'];
     const byCall = new Map<string, Resolution>();
     const resolved = [...context.resolved];
+    const changes: Partial<LoopContext> = {};
     for (const resolution of event.resolutions) {
       if (resolution.budget) budget ??= resolution.budget;
       else byCall.set(resolution.toolCallId, resolution);
       resolved.push(...resolution.records);
+      // Hooks (DESIGN §26): a model point's review goes on from here; an approval remembered.
+      if (resolution.hookResume) changes.hookResume = resolution.hookResume;
+      if (resolution.remember)
+        changes.remembered = [...(changes.remembered ?? context.remembered ?? []), resolution.remember];
     }
-    const changes: Partial<LoopContext> = { resolved };
+    changes.resolved = resolved;
     if (context.step) {
       changes.step = context.step.map((call) => {
         const resolution = byCall.get(call.toolCallId);
@@ -108,9 +122,14 @@ export const updates = {
     }
     return changes;
   },
+  // A model point's review waits here too (DESIGN §26): it replaces where that point's hooks went on.
   pauseForBudget: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
     event.type === 'BUDGET_REACHED'
-      ? { budgetPause: event.interaction, interactionCount: context.interactionCount + 1 }
+      ? {
+          budgetPause: event.interaction,
+          interactionCount: context.interactionCount + 1,
+          ...(event.interaction.kind === 'budget' ? {} : { hookResume: undefined }),
+        }
       : {},
   supersedeOpenCalls: (context: LoopContext, event: LoopEvent): Partial<LoopContext> =>
     event.type === 'USER_MESSAGE' ? superseding(context, event.at, false, event.results) : {},
@@ -131,6 +150,12 @@ export const updates = {
     return { messages: [...context.messages, ...results, ...context.held], step: null, held: undefined };
   },
 } satisfies Record<string, (context: LoopContext, event: LoopEvent) => Partial<LoopContext>>;
+
+/** `changes`, and the model point's hook resume dropped when there is one (a model call or message moved past it). */
+function withoutHookResume(context: LoopContext, changes: Partial<LoopContext>): Partial<LoopContext> {
+  if (context.hookResume !== undefined) changes.hookResume = undefined;
+  return changes;
+}
 
 /** The context after a user message superseded what was open: the budget pause, and the step's open calls. */
 function superseding(

@@ -56,6 +56,8 @@ export interface StoredInteraction {
   budget?: { spent: Spend; limit: BudgetLimits };
   /** Reminders and escalation (DESIGN §30), with what the sweeper did of them. */
   keep?: AskSchedule;
+  /** Set when a hook asked (DESIGN §26): which hook, at which point, and the subject under review. */
+  review?: ReviewTarget;
 }
 
 /**
@@ -72,6 +74,33 @@ export interface AskSchedule {
   escalate?: { at: string; assignees: string[] }[];
   /** How many of `escalate` were applied. */
   escalated?: number;
+}
+
+/** A hook's point (DESIGN §26). */
+export type HookPointName = 'beforeModel' | 'afterModel' | 'beforeTool' | 'afterTool';
+
+/** What a hook's ask holds: the hook (by name and place in the list), the point, the subject (JSON text). */
+export interface ReviewTarget {
+  hook: string;
+  point: HookPointName;
+  index: number;
+  subject: string;
+}
+
+/**
+ * Where a point's hooks go on from (DESIGN §26), after a review was decided or a hook failed: from
+ * hook `from` on the subject (JSON text) — or first the asking hook's `resume` with `answer`, or
+ * that point's deny with `deny` as the reason. Tool points keep it as their call's `askResponse`.
+ */
+export interface HookResume {
+  point: HookPointName;
+  hook: string;
+  from: number;
+  subject: string;
+  /** JSON text of the answer to the hook's question or form, for its `resume`. */
+  answer?: string;
+  /** The reviewer rejected: the point's deny, with this reason. */
+  deny?: string;
 }
 
 /** One tool call of the current step. */
@@ -200,6 +229,10 @@ export interface LoopContext {
    * settled first (their tool's `onInDoubt`), then these join the transcript after their results.
    */
   held?: ChatMessage[];
+  /** A model point's hooks go on from here on the next model call (DESIGN §26). */
+  hookResume?: HookResume;
+  /** Approvals remembered for the run (`remember: 'run'`, DESIGN §26): their keys. */
+  remembered?: string[];
 }
 
 /** Where a compacted transcript's window starts: see {@link LoopContext.window}. */
@@ -211,7 +244,12 @@ export interface HistoryWindow {
 }
 
 /** What a tool call came to when the step ran: a result, or an interaction to wait for. */
-export type StepOutcome = { toolCallId: string } & (CallResult | { interaction: StoredInteraction });
+export type StepOutcome = { toolCallId: string } & (
+  | CallResult
+  | { interaction: StoredInteraction }
+  /** A tool point's hooks go on when the step runs again (a hook failed after the tool ran). */
+  | { resume: StoredInteraction; askResponse: string }
+);
 
 /** How the parked sub-agents change: `entry` null removes the child under `key`. */
 export interface ParkUpdate {
@@ -240,6 +278,10 @@ export interface Resolution {
   approval?: ApprovalRecord;
   /** The budget interaction's decision: go on (with `extend` added to the limits), or stop. */
   budget?: { decision: 'extend'; extend?: BudgetLimits } | { decision: 'refuse' };
+  /** A model point's review, decided: where its hooks go on (DESIGN §26). */
+  hookResume?: HookResume;
+  /** An approval given with `remember: 'run'`: the key later calls pass under. */
+  remember?: string;
 }
 
 /** Events the interpreter sends. */
@@ -248,7 +290,11 @@ export type LoopEvent =
   | { type: 'MODEL_RESPONDED'; message: AssistantMessage }
   /** A final answer the agent's `output` schema refused: kept, with the feedback the model reads next. */
   | { type: 'OUTPUT_REJECTED'; message: AssistantMessage; feedback: ChatMessage }
-  | { type: 'MODEL_FAILED'; error: { code: string; message: string } }
+  | { type: 'MODEL_FAILED'; error: { code: string; message: string }; hookResume?: HookResume }
+  /** A hook failed in a step (DESIGN §26): the other calls' outcomes are kept, the turn fails. */
+  | { type: 'HOOK_FAILED'; outcomes: StepOutcome[]; error: { code: string; message: string } }
+  /** A `beforeModel` hook denied the model call: the turn ends `blocked`. */
+  | { type: 'BLOCKED'; error: { code: string; message: string } }
   | { type: 'TOOLS_SETTLED'; outcomes: StepOutcome[] }
   | { type: 'RESPOND'; resolutions: Resolution[]; maxSteps: number }
   /**
@@ -278,4 +324,5 @@ export type LoopStateName =
   | 'failed'
   | 'maxSteps'
   | 'aborted'
-  | 'budgetExceeded';
+  | 'budgetExceeded'
+  | 'blocked';

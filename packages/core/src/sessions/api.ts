@@ -2,17 +2,10 @@
  * What sessions offer (DESIGN §7, §12, §14): the calls of {@link Sessions}, what they take and
  * what they return. `sessions.ts` implements them.
  */
-import type { ResponseInput } from '../interpreter/index.js';
+import type { ApproveDecision, ResponseInput } from '../interpreter/index.js';
 import type { Recording } from '../testing/index.js';
 import type { Agent, OnInteraction } from '../tools/index.js';
-import type {
-  BudgetLimits,
-  ChatMessage,
-  PendingInteraction,
-  TurnOptions,
-  TurnResult,
-  TurnStatus,
-} from '../types.js';
+import type { ChatMessage, PendingInteraction, TurnOptions, TurnResult, TurnStatus } from '../types.js';
 import type { InboxFilter, InboxPage } from './inbox.js';
 import type { AnswerLinkOptions } from './links.js';
 import type { SnapshotStore } from './store.js';
@@ -136,11 +129,13 @@ export interface Sessions<TOutput = string> {
   ): Promise<SessionResult<TOutput>>;
   /**
    * Approves a pending call (with an approval `quorum`, counts this principal's approval); on a
-   * `budget` interaction, `extend` raises the run's limits before it goes on.
+   * `budget` interaction, `extend` raises the run's limits before it goes on; on a hook's `review`,
+   * `edit` goes on with an edited subject (DESIGN §26). `remember: 'run'` lets later calls of the
+   * same tool with an input judged the same pass without asking.
    */
   approve(
     runId: string,
-    decision?: { id?: string; rationale?: string; editedInput?: unknown; extend?: BudgetLimits },
+    decision?: ApproveDecision,
     options?: SessionOptions,
   ): Promise<SessionResult<TOutput>>;
   reject(

@@ -61,6 +61,12 @@ function summaryOf(interaction: StoredInteraction): string {
     text = interaction.form?.message || `${interaction.toolName} input`;
   } else if (interaction.kind === 'approval') {
     text = `${interaction.toolName} approval`;
+  } else if (interaction.review) {
+    // A hook's review (DESIGN §26): its reason, else which hook asks at which point.
+    const { hook, point } = interaction.review;
+    text =
+      interaction.reason ??
+      `Review by ${hook} at ${point}${interaction.toolName ? ` (${interaction.toolName})` : ''}`;
   } else {
     text = `${interaction.toolName} ${interaction.kind}`;
   }

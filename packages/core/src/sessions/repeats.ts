@@ -17,12 +17,12 @@ export function repeatOf(run: Run, response: ResponseInput): 'same' | 'different
   }
   // Without an id, a response goes to what is pending when something of its kind is; otherwise
   // it can only repeat the latest decision of its kind (a question answered, then an approval asked).
-  // Approvals, budgets and calls in doubt all take approve and reject; a call in doubt takes input.
+  // Approvals, budgets, calls in doubt and reviews all take approve and reject; a call in doubt takes input.
   const kinds = {
     answer: ['question'],
     input: ['input', 'in_doubt'],
-    approve: ['approval', 'budget', 'in_doubt'],
-    reject: ['approval', 'budget', 'in_doubt'],
+    approve: ['approval', 'budget', 'in_doubt', 'review'],
+    reject: ['approval', 'budget', 'in_doubt', 'review'],
     cancel: null,
   }[response.type];
   const fits = (item: { kind: string }) => kinds === null || kinds.includes(item.kind);
@@ -53,8 +53,10 @@ function sameDecision(record: ResolvedRecord, response: ResponseInput): boolean 
     }
     case 'approve': {
       if (record.resolution !== 'approved') return false;
-      if (response.editedInput === undefined) return record.editedInput === undefined;
-      const edited = jsonOf(response.editedInput);
+      // A review's edit (DESIGN §26) is recorded as an approval's edited input is.
+      const given = response.edit !== undefined ? response.edit : response.editedInput;
+      if (given === undefined) return record.editedInput === undefined;
+      const edited = jsonOf(given);
       return edited !== undefined && record.editedInput === edited;
     }
     case 'reject':

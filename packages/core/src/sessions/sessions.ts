@@ -241,7 +241,8 @@ export function createSessions<TOutput = string>(config: SessionsConfig<TOutput>
       if (leased(loaded)) throw busy(runId);
       if (isClaim(loaded.run)) return settle(await recover(loaded, options), options);
       const state = stateOf(loaded.run);
-      if (state !== 'failed' && state !== 'aborted' && state !== 'maxSteps' && state !== 'budgetExceeded') {
+      const retryable = ['failed', 'aborted', 'maxSteps', 'budgetExceeded', 'blocked'];
+      if (!retryable.includes(state)) {
         throw new StateError(
           'NOT_WAITING',
           `Run ${runId} has nothing to retry (it is ${resultOf(loaded.run, '').status}).`,

@@ -17,6 +17,7 @@ export const stateNames = [
   'maxSteps',
   'aborted',
   'budgetExceeded',
+  'blocked',
 ] as const;
 
 /**
@@ -122,9 +123,24 @@ const spend = object({
 
 const approval = object({ principal: string, rationale: optional(string), at: string });
 
+const hookPoint = oneOf('beforeModel', 'afterModel', 'beforeTool', 'afterTool');
+
+/** What a hook's ask holds (DESIGN §26). */
+const review = object({ hook: string, point: hookPoint, index: count(0), subject: string });
+
+/** Where a model point's hooks go on (DESIGN §26). */
+const hookResume = object({
+  point: hookPoint,
+  hook: string,
+  from: count(0),
+  subject: string,
+  answer: optional(string),
+  deny: optional(string),
+});
+
 const interaction = object({
   id: string,
-  kind: oneOf('question', 'approval', 'input', 'budget', 'in_doubt'),
+  kind: oneOf('question', 'approval', 'input', 'budget', 'in_doubt', 'review'),
   toolCallId: string,
   toolName: string,
   agentPath: arrayOf(string),
@@ -153,6 +169,7 @@ const interaction = object({
       escalated: optional(count(0)),
     }),
   ),
+  review: optional(review),
 });
 
 // Declared before use through a function, because a sub-agent's state holds a whole loop context.
@@ -192,6 +209,8 @@ const loopContext = object({
   budgetPause: optional(interaction),
   // DESIGN §22: where a compacted window starts in the full transcript.
   window: optional(object({ from: count(0), summary: count(0) })),
+  hookResume: optional(hookResume),
+  remembered: optional(arrayOf(string)),
 });
 
 const childStateCheck = object({ value: oneOf(...stateNames), context: loopContext });
@@ -293,7 +312,7 @@ function checkStep(value: LoopStateName, context: LoopContext): string | null {
     if (
       call.status === 'resuming' &&
       !call.child &&
-      (call.askResponse === undefined || !call.interaction?.ask)
+      (call.askResponse === undefined || !(call.interaction?.ask || call.interaction?.review))
     ) {
       return `step call ${call.toolCallId} resumes with nothing to resume`;
     }
@@ -316,8 +335,9 @@ function checkStep(value: LoopStateName, context: LoopContext): string | null {
     waiting++;
   }
   if (context.budgetPause) {
-    if (context.budgetPause.kind !== 'budget' || !context.budgetPause.budget) {
-      return 'the budget pause is not a budget interaction';
+    const pause = context.budgetPause;
+    if (pause.kind === 'budget' ? !pause.budget : !pause.review || pause.toolCallId !== '') {
+      return 'the budget pause is not a budget interaction or a model point review';
     }
     if (value !== 'waitingInput') return `state ${value} cannot wait on a budget`;
     waiting++;
@@ -327,7 +347,8 @@ function checkStep(value: LoopStateName, context: LoopContext): string | null {
   if ((value === 'executingTools' || value === 'waitingInput') && !context.step && !context.budgetPause) {
     return `state ${value} has no step`;
   }
-  const open = ['executingTools', 'waitingInput', 'aborted', 'budgetExceeded'];
+  // A hook failure in a step leaves it open in `failed` (DESIGN §26).
+  const open = ['executingTools', 'waitingInput', 'aborted', 'budgetExceeded', 'failed'];
   if (context.step && !open.includes(value)) {
     return `state ${value} cannot have an open step`;
   }

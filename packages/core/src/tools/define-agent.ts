@@ -4,6 +4,7 @@
  * computed here once, not per turn.
  */
 import { TurnkitError } from '../errors.js';
+import { checkHooks } from '../hooks/index.js';
 import type { ResponseFormat, ToolSpec } from '../types.js';
 import { checkBudget, checkPricing } from './budget-config.js';
 import { toJsonSchema } from './define-tool.js';
@@ -117,6 +118,7 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
       `Agent ${config.name}: handoffs must be a list of agents and handoff(agent, options), or a function returning one.`,
     );
   }
+  if (config.hooks !== undefined) checkHooks(`Agent ${config.name}`, config.hooks);
   const responseFormat = responseFormatOf(config);
   const tools = [...(config.tools ?? [])];
   // An agent tool under the `parent` (or `choose`) policy hands its child's questions to this

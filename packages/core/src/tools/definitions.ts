@@ -5,6 +5,7 @@
  */
 import type SuperJSON from 'superjson';
 import type { z } from 'zod';
+import type { AnyHook } from '../hooks/index.js';
 import type { QuestionLimits } from '../questions/index.js';
 import type { DecodedSnapshot, SnapshotKeys } from '../snapshot/index.js';
 import type {
@@ -109,6 +110,11 @@ export interface ApprovalPolicy<Input = unknown, Context = unknown> extends Kept
   quorum?: number;
   /** `false`: the principal that started the run may not decide (four eyes). Default `true`. */
   allowRequester?: boolean;
+  /**
+   * The key an approval given with `remember: 'run'` keeps (DESIGN §26): later calls of this tool
+   * in the run whose input has the same key pass without asking. Default: the input itself.
+   */
+  rememberBy?: (input: Input) => string;
 }
 
 /** What a tool returns to pause: made by `ctx.ask`, recognised by the loop. Opaque. */
@@ -472,6 +478,11 @@ export interface AgentConfig<TOutput = string> {
    * Only the run's root and the agents it hands to hand off; a sub-agent (agent tool) does not.
    */
   handoffs?: readonly HandoffEntry[] | (() => readonly HandoffEntry[]) | undefined;
+  /**
+   * Hooks (DESIGN §26), run in this order at each point — before and after each model call and
+   * each tool call — before the call's own `TurnOptions.hooks`. A sub-agent runs its own.
+   */
+  hooks?: AnyHook[];
 }
 
 /** An agent made by {@link defineAgent}; `TOutput` is the type of its completed `TurnResult.output`. */

@@ -31,7 +31,9 @@ export function checkApprovalPolicy(owner: string, policy: unknown): ApprovalPol
       `${owner}: approval must be an object { assignees?, quorum?, allowRequester? }.`,
     );
   }
-  const { assignees, quorum, allowRequester } = policy as Record<string, unknown>;
+  const { assignees, quorum, allowRequester, rememberBy } = policy as Record<string, unknown>;
+  if (rememberBy !== undefined && typeof rememberBy !== 'function')
+    throw refuse('rememberBy', 'must be a function');
   const assigned = assignees === undefined ? null : assigneesProblem(assignees);
   if (assigned) throw refuse('assignees', assigned);
   const counted = quorum === undefined ? null : quorumProblem(quorum);

@@ -90,6 +90,26 @@ function resolved(id: string, kind: InteractionKind, payload: unknown, path: Pat
           : { editedInput: editedInput(payload.editedArgs, [...path, 'editedArgs']) };
       return { id, type: 'approve', ...note, ...edited };
     }
+    // A hook's review (DESIGN §26): approved (maybe with an edited subject), or rejected with a reason.
+    case 'review': {
+      if (!isRecord(payload) || typeof payload.approved !== 'boolean') {
+        throw invalid(
+          path,
+          'a review is answered with { approved: true | false, edit?, reason?, remember? }',
+        );
+      }
+      const rationale = optionalText(payload.reason, [...path, 'reason']);
+      const note = rationale !== undefined ? { rationale } : {};
+      if (!payload.approved) return { id, type: 'reject', ...note };
+      const given = payload.edit ?? payload.editedArgs;
+      return {
+        id,
+        type: 'approve',
+        ...note,
+        ...(given !== undefined ? { edit: given } : {}),
+        ...(payload.remember === 'run' ? { remember: 'run' as const } : {}),
+      };
+    }
     case 'input':
       if (payload === undefined) throw invalid(path, "an input form is answered with the form's value");
       return { id, type: 'input', value: payload };

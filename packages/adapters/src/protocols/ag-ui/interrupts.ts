@@ -8,7 +8,10 @@
  * - an approval: `reason: 'tool_call'`, payload `{ approved, editedArgs?, reason? }`, the proposed
  *   input in `metadata.turnkit.input`;
  * - an input form (a tool's `ctx.ask({ input })`): `reason: 'input_required'`, the payload is the
- *   value itself, and `responseSchema` is the form's schema.
+ *   value itself, and `responseSchema` is the form's schema;
+ * - a hook's review (DESIGN §26): approval-shaped, `reason: 'tool_call'`, payload `{ approved,
+ *   edit?, reason?, remember? }`, the hook, the point and the subject under review in
+ *   `metadata.turnkit`.
  *
  * `toolCallId` is the top-level tool call that waits when there is one (an `AskUserQuestion` call, a
  * tool with `needsApproval`); an interaction no top-level call stands for — a tool's own `ctx.ask`,
@@ -99,6 +102,22 @@ function questionMessage(questions: readonly Question[]): string {
   return questions.map((question) => `${question.header}: ${question.question}`).join('\n');
 }
 
+/** `{ approved, edit?, reason?, remember? }`: a review is decided like an approval, the subject edited as a whole. */
+const REVIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    approved: { type: 'boolean' },
+    edit: { description: 'The subject to go on with instead of the one under review.' },
+    reason: { type: 'string', maxLength: 16_384 },
+    remember: {
+      const: 'run',
+      description: 'Let later calls of this tool with the same input pass (beforeTool).',
+    },
+  },
+  required: ['approved'],
+  additionalProperties: false,
+};
+
 /** The interrupt of one pending interaction. */
 export function toInterrupt(interaction: PendingInteraction, agent: AnyAgent): AgUiInterrupt {
   const { id, kind, toolName, agentPath, payload } = interaction;
@@ -123,6 +142,18 @@ export function toInterrupt(interaction: PendingInteraction, agent: AnyAgent): A
       message: payload.reason ?? `Allow ${payload.toolName} to run?`,
       responseSchema: approvalSchema(interaction, agent),
       metadata: { turnkit: { kind, toolName: payload.toolName, agentPath, input: payload.input } },
+    };
+  }
+  if (kind === 'review' && 'subject' in payload) {
+    const { hook, point, subject, reason } = payload;
+    return {
+      ...base,
+      reason: 'tool_call',
+      message:
+        reason ??
+        `Hook ${hook} asks you to review ${point === 'beforeTool' ? `a call of ${toolName}` : `what ${point} holds`}.`,
+      responseSchema: REVIEW_SCHEMA,
+      metadata: { turnkit: { kind, toolName, agentPath, hook, point, subject } },
     };
   }
   const form = payload as { message: string; schema: Record<string, unknown> };

@@ -11,7 +11,7 @@
  */
 
 /** What kind of answer a pending interaction takes. */
-export type TurnkitInteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt';
+export type TurnkitInteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt' | 'review';
 
 /** One interaction the run waits for, as the assistant message's metadata lists it. */
 export interface TurnkitPendingPart {
@@ -34,7 +34,15 @@ export interface TurnkitPendingPart {
 export interface TurnkitMetadata {
   runId: string;
   /** The run's status after the turn: `needs_input`, `completed`, `failed`… */
-  status: 'completed' | 'needs_input' | 'failed' | 'max_steps' | 'aborted' | 'budget_exceeded' | 'running';
+  status:
+    | 'completed'
+    | 'needs_input'
+    | 'failed'
+    | 'max_steps'
+    | 'aborted'
+    | 'budget_exceeded'
+    | 'blocked'
+    | 'running';
   /** What the run waits for (empty unless `needs_input`). */
   pending: TurnkitPendingPart[];
   /** Client-held mode only: the signed (or encrypted) snapshot the next request sends back. */

@@ -118,7 +118,7 @@ export function heldSnapshot(request: ChatRequest): string | undefined {
 
 const pendingEntry = z.object({
   id: z.string().min(1).max(1000),
-  kind: z.enum(['question', 'approval', 'input']),
+  kind: z.enum(['question', 'approval', 'input', 'review']),
   toolCallId: z.string().min(1).max(1000),
 });
 
@@ -182,7 +182,8 @@ export function responsesOf(
     if (!entry || responses.has(entry.id)) return;
     const path = `messages[${index}].parts[${position}]`;
     const { id, kind } = entry;
-    if (kind === 'approval') {
+    // A hook's review (DESIGN §26) is decided as an approval is.
+    if (kind === 'approval' || kind === 'review') {
       if (piece.state !== 'approval-responded') return;
       const approval = approvalSchema.safeParse(piece.approval);
       if (!approval.success) {

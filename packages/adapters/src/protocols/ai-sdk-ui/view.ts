@@ -143,8 +143,21 @@ function callState(
   return { state: 'output-available', output: value };
 }
 
-/** A synthetic part for an interaction that has no part of its own. */
+/**
+ * A synthetic part for an interaction that has no part of its own. A hook's review (DESIGN §26) is
+ * an approval part whose input is what is under review (`{ hook, point, subject, reason? }`), named
+ * after the tool it guards, or `review` at a model point; it is approved or rejected as any approval.
+ */
 export function syntheticPart(interaction: PendingInteraction): ToolPartView {
+  if (interaction.kind === 'review') {
+    return {
+      toolCallId: interaction.id,
+      toolName: interaction.toolName || 'review',
+      input: interaction.payload,
+      state: 'approval-requested',
+      approvalId: interaction.id,
+    };
+  }
   if (interaction.kind === 'approval') {
     const payload = interaction.payload as { toolName?: string; input?: unknown };
     return {

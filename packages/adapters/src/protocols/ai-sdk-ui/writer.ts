@@ -62,6 +62,8 @@ const FINISH_REASONS: Record<TurnResult<unknown>['status'], UIFinishReason> = {
   failed: 'error',
   max_steps: 'length',
   budget_exceeded: 'length',
+  // A beforeModel hook denied the model call (DESIGN §26).
+  blocked: 'content-filter',
   aborted: 'other',
   running: 'other',
 };
@@ -153,7 +155,7 @@ export class TurnChunkWriter {
       finishReason: FINISH_REASONS[result.status],
       messageMetadata: { turnkit: metadata },
     });
-    if (result.status === 'failed') {
+    if (result.status === 'failed' || result.status === 'blocked') {
       this.push({ type: 'error', errorText: result.error?.message ?? 'The turn failed. Try again later.' });
     }
   }

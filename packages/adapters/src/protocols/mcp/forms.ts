@@ -20,6 +20,7 @@ import type {
   Question,
   QuestionAnswer,
   QuestionPayload,
+  ReviewPayload,
 } from '@turnkit/core';
 
 type FormSchema = Extract<ElicitRequest['params'], { mode?: 'form' }>['requestedSchema'];
@@ -58,6 +59,18 @@ function questionForm(payload: QuestionPayload): { message: string; schema: Form
   return { message, schema: { type: 'object', properties: Object.fromEntries(fields), required } };
 }
 
+/** `{ approved, reason? }`: how an approval, and a hook's review, are decided in a form. */
+function decisionSchema(approveDescription: string): FormSchema {
+  return {
+    type: 'object',
+    properties: {
+      approved: { type: 'boolean', title: 'Approve', description: approveDescription },
+      reason: { type: 'string', title: 'Reason', description: 'Why (optional; the agent reads it)' },
+    },
+    required: ['approved'],
+  };
+}
+
 function approvalForm(
   interaction: PendingInteraction,
   payload: ApprovalPayload,
@@ -65,18 +78,16 @@ function approvalForm(
   const reason = payload.reason ? `\n${payload.reason}` : '';
   return {
     message: `Approve ${payload.toolName}?${reason}\nInput: ${JSON.stringify(payload.input)}`,
-    schema: {
-      type: 'object',
-      properties: {
-        approved: {
-          type: 'boolean',
-          title: 'Approve',
-          description: `Let ${interaction.toolName} run with this input`,
-        },
-        reason: { type: 'string', title: 'Reason', description: 'Why (optional; the agent reads it)' },
-      },
-      required: ['approved'],
-    },
+    schema: decisionSchema(`Let ${interaction.toolName} run with this input`),
+  };
+}
+
+/** A hook's review (DESIGN §26): what is under review shown in the message, decided like an approval. */
+function reviewForm(payload: ReviewPayload): { message: string; schema: FormSchema } {
+  const reason = payload.reason ? `\n${payload.reason}` : '';
+  return {
+    message: `Review (${payload.hook}, ${payload.point})?${reason}\nUnder review: ${JSON.stringify(payload.subject)}`,
+    schema: decisionSchema('Let the run go on with what is under review'),
   };
 }
 
@@ -89,11 +100,13 @@ export function elicitations(pending: readonly PendingInteraction[], notice = ''
         ? questionForm(interaction.payload as QuestionPayload)
         : interaction.kind === 'approval'
           ? approvalForm(interaction, interaction.payload as ApprovalPayload)
-          : {
-              message: (interaction.payload as InputPayload).message,
-              // The form's JSON Schema, passed as the tool gave it (forms should be flat, as MCP requires).
-              schema: (interaction.payload as InputPayload).schema as FormSchema,
-            };
+          : interaction.kind === 'review'
+            ? reviewForm(interaction.payload as ReviewPayload)
+            : {
+                message: (interaction.payload as InputPayload).message,
+                // The form's JSON Schema, passed as the tool gave it (forms should be flat, as MCP requires).
+                schema: (interaction.payload as InputPayload).schema as FormSchema,
+              };
     requests[interaction.id] = {
       method: 'elicitation/create',
       params: { mode: 'form', message: `${notice}${message}`, requestedSchema: schema },
@@ -120,7 +133,7 @@ function questionAnswer(question: Question, content: Record<string, unknown>): Q
 
 function accepted(interaction: PendingInteraction, content: Record<string, unknown>): InteractionResponse {
   const { id } = interaction;
-  if (interaction.kind === 'approval') {
+  if (interaction.kind === 'approval' || interaction.kind === 'review') {
     const rationale = text(content.reason);
     const decision = { id, ...(rationale === undefined ? {} : { rationale }) };
     return content.approved === true ? { ...decision, type: 'approve' } : { ...decision, type: 'reject' };
@@ -149,7 +162,10 @@ export function responsesFrom(
     if (result.action === 'accept') {
       const content = (result.content ?? {}) as Record<string, unknown>;
       responses.push(accepted(interaction, content));
-    } else if (result.action === 'decline' && interaction.kind === 'approval') {
+    } else if (
+      result.action === 'decline' &&
+      (interaction.kind === 'approval' || interaction.kind === 'review')
+    ) {
       responses.push({ id: interaction.id, type: 'reject', rationale: 'Declined by the user.' });
     } else {
       const reason = result.action === 'decline' ? 'Declined by the user.' : 'Cancelled by the user.';
