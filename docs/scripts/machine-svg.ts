@@ -8,7 +8,7 @@
  */
 import { CHART, type ChartEdge } from '../../packages/core/src/machine/chart.js';
 
-const WIDTH = 1000;
+const WIDTH = 1240;
 const HEIGHT = 590;
 const BOX = { width: 150, height: 44 };
 
@@ -19,11 +19,12 @@ const PLACES: Record<string, { x: number; y: number }> = {
   executingTools: { x: 640, y: 150 },
   settling: { x: 915, y: 150 },
   waitingInput: { x: 790, y: 330 },
-  completed: { x: 100, y: 480 },
-  maxSteps: { x: 300, y: 480 },
-  failed: { x: 500, y: 480 },
-  aborted: { x: 700, y: 480 },
-  budgetExceeded: { x: 900, y: 480 },
+  completed: { x: 110, y: 480 },
+  maxSteps: { x: 360, y: 480 },
+  failed: { x: 610, y: 480 },
+  aborted: { x: 860, y: 480 },
+  budgetExceeded: { x: 1110, y: 480 },
+  blocked: { x: 110, y: 330 },
 };
 
 /** Arrows bent by hand (perpendicular offset of the curve's control point), so none runs through a box. */
@@ -35,7 +36,7 @@ const BENDS: Record<string, number> = {
 
 /** Where along an arrow its label sits (0 at the start, 1 at the end; default the middle). */
 const LABEL_AT: Record<string, number> = {
-  'callingModel→completed': 0.55,
+  'callingModel→completed': 0.3,
   'callingModel→maxSteps': 0.8,
   'callingModel→failed': 0.55,
   'callingModel→aborted': 0.8,
@@ -45,7 +46,7 @@ const LABEL_AT: Record<string, number> = {
 };
 
 /** States whose ways out are written under them instead of drawn. */
-const BOTTOM_ROW = new Set(['completed', 'failed', 'maxSteps', 'aborted', 'budgetExceeded']);
+const BOTTOM_ROW = new Set(['completed', 'failed', 'maxSteps', 'aborted', 'budgetExceeded', 'blocked']);
 
 interface Edge {
   from: string;
@@ -154,7 +155,7 @@ export function machineSvg(): string {
   const exits = (state: string) =>
     edges
       .filter((edge) => edge.from === state && BOTTOM_ROW.has(state))
-      .map((edge) => `${edge.label} → ${edge.to}`);
+      .flatMap((edge) => edge.label.split(' | ').map((label) => `${label} → ${edge.to}`));
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-labelledby="machine-title">`,
     `<title id="machine-title">The states of TurnKit's agent loop and the events that move between them</title>`,
@@ -164,7 +165,7 @@ export function machineSvg(): string {
     '  .name { font: 600 15px system-ui, sans-serif; text-anchor: middle; fill: #111827; }',
     '  .edge { fill: none; stroke: #6b7280; stroke-width: 1.3; }',
     '  .label { font: 11px ui-monospace, monospace; text-anchor: middle; fill: #374151; paint-order: stroke; stroke: #ffffff; stroke-width: 4px; }',
-    '  .exit { font: 11px ui-monospace, monospace; text-anchor: middle; fill: #15803d; }',
+    '  .exit { font: 10px ui-monospace, monospace; text-anchor: middle; fill: #15803d; }',
     '  .note { font: 12px system-ui, sans-serif; fill: #6b7280; }',
     '</style>',
     '<rect width="100%" height="100%" fill="#ffffff"/>',
