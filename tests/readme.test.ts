@@ -113,6 +113,9 @@ describe('the named examples of the documentation', () => {
       'frontend-server',
       'getting-started',
       'handoffs',
+      'hooks-policy',
+      'hooks-redact',
+      'hooks-review',
       'http-handler',
       'inbox',
       'long-runs',
@@ -261,6 +264,27 @@ describe('the named examples of the documentation', () => {
   it('handoffs: a run handed to the freezer desk pauses there and resumes there, given the root', async () => {
     const lines = (await runExample('handoffs')).trim().split('\n');
     expect(lines).toEqual(["freezer [ 'freezer' ]", 'freezer {"cellLine":"K562","vials":3}']);
+  });
+
+  it('hooks-redact: an afterTool hook masks what the model and the transcript see', async () => {
+    const lines = (await runExample('hooks-redact')).trim().split('\n');
+    expect(lines).toEqual(['{"name":"Ada","ssn":"***-**-****","ward":"B"}']);
+  });
+
+  it('hooks-policy: a spending policy asks finance, who lowers the amount; the edit is what runs', async () => {
+    const lines = (await runExample('hooks-policy')).trim().split('\n');
+    expect(lines[0]).toBe('review {');
+    expect(lines).toContain("  hook: 'spending',");
+    expect(lines).toContain("    input: { orderId: 'A-17', amount: 250 }");
+    expect(lines.at(-1)).toBe(
+      'completed {"refunded":100,"orderId":"A-17","input_edited_by_user":{"orderId":"A-17","amount":100}}',
+    );
+  });
+
+  it('hooks-review: a reply that promises money waits for a person, who edits it before it is sent', async () => {
+    const lines = (await runExample('hooks-review')).trim().split('\n');
+    expect(lines).toContain("  subject: { text: 'We will refund you 500 EUR today.', toolCalls: [] },");
+    expect(lines.at(-1)).toBe('We will refund you 50 EUR today.');
   });
 
   it('http-handler: a Web-standard handler on Node, behind a bearer token, with runs in a file store', async () => {
