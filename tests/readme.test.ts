@@ -118,6 +118,7 @@ describe('the named examples of the documentation', () => {
       'hooks-review',
       'http-handler',
       'inbox',
+      'kept-asks',
       'long-runs',
       'mcp-server',
       'mcp-tools',
@@ -285,6 +286,17 @@ describe('the named examples of the documentation', () => {
     const lines = (await runExample('hooks-review')).trim().split('\n');
     expect(lines).toContain("  subject: { text: 'We will refund you 500 EUR today.', toolCalls: [] },");
     expect(lines.at(-1)).toBe('We will refund you 50 EUR today.');
+  });
+
+  it('kept-asks: an ask escalates, then reminds, each once, and the escalated assignee answers', async () => {
+    const lines = (await runExample('kept-asks')).trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.slice(0, 2)).toEqual([
+      "[ 'ada' ] procurement:1 asks you something",
+      "[ 'grace' ] Escalated to you: procurement:1",
+    ]);
+    expect(lines[2]).toMatch(/^\[ 'grace' \] Reminder: procurement:1 expires at \d{4}-\d\d-\d\dT/);
+    expect(lines[3]).toBe('completed Ordered.');
   });
 
   it('http-handler: a Web-standard handler on Node, behind a bearer token, with runs in a file store', async () => {
