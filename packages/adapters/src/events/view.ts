@@ -47,6 +47,11 @@ export interface RunView {
    * also listens to the event stream can drop stream events with a `seq` at or below it.
    */
   lastSeq: number | null;
+  /**
+   * The agent that plays the run now (DESIGN §27): the root's name, or the agent a handoff moved
+   * the run to. Absent for a result from an older core that does not report it.
+   */
+  activeAgent?: string;
   /** Store mode: the stored version of the run. */
   version?: number;
   /** Store mode, a run started by `POST /runs/:id/fork`: the run and version it was forked from. */
@@ -75,6 +80,7 @@ export function toView(
     usage: result.usage,
     lastSeq: result.events.at(-1)?.seq ?? null,
   };
+  if (result.activeAgent !== undefined) view.activeAgent = result.activeAgent;
   if (options.messages) view.messages = result.messages;
   if (result.budget) {
     view.spend = result.spend;
