@@ -7,9 +7,11 @@
 import { type Agent, askUserQuestion, defineAgent, memoryStore, runTurn } from '@turnkit/core';
 import { scriptedModel } from '@turnkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHandler } from '../src/http/public.js';
 import { ACTIVE_AGENT_EVENT } from '../src/protocols/ag-ui/index.js';
 import { toUIMessageChunks } from '../src/protocols/ai-sdk-ui/index.js';
 import { client, closeServers, serveAgUi, typesOf } from './helpers/ag-ui-fixtures.js';
+import { send } from './http-fixtures.js';
 
 afterEach(closeServers);
 
@@ -49,6 +51,20 @@ describe('the AI SDK UI stream', () => {
       type: 'finish',
       messageMetadata: { turnkit: { activeAgent: 'freezer' } },
     });
+  });
+});
+
+describe('the HTTP run view', () => {
+  it('names the agent that plays: the root before a handoff, the agent handed to after it', async () => {
+    const handler = createHandler({
+      agent: desk(),
+      store: memoryStore(),
+      authorize: () => ({ principal: 'ada' }),
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'Thaw a vial' });
+    expect(started.body).toMatchObject({ status: 'needs_input', activeAgent: 'freezer' });
+    const read = await send(handler, 'GET', `/runs/${started.body.runId as string}`);
+    expect(read.body.activeAgent).toBe('freezer');
   });
 });
 
