@@ -91,6 +91,9 @@ export function recordingOfEvents(
           turn.results.push({ toolCallId, toolName, agentPath, result });
         }
         break;
+      case 'handoff':
+        turn.handoffs = [...(turn.handoffs ?? []), { from: event.from, to: event.to }];
+        break;
       case 'interaction_requested':
         turn.asked.push(askOf(event.interaction));
         break;

@@ -68,8 +68,19 @@ export interface RecordedTurn {
   results: RecordedResult[];
   /** The interactions the turn asked for. */
   asked: RecordedAsk[];
+  /**
+   * The handoffs of the turn (DESIGN §27), in order; absent when it made none. Each step's
+   * `agentPath` starts with the agent that played it: the root, or the agent handed to.
+   */
+  handoffs?: RecordedHandoff[];
   /** How the turn ended. */
   status: TurnStatus;
+}
+
+/** A handoff a turn made: the agent that called the transfer tool, and the agent it named. */
+export interface RecordedHandoff {
+  from: string;
+  to: string;
 }
 
 /** One model call: the response (text and tool calls, in order), or the error it failed with. */
@@ -119,6 +130,17 @@ export interface RecordedResponse {
   agentPath: string[];
   principal?: string;
   response: RecordedDecision;
+}
+
+/** The agent a transfer tool's result names (`{ ok: true, transferred_to }`, DESIGN §27), if it is one. */
+export function transferredTo(result: string): string | undefined {
+  if (!result.includes('"transferred_to"')) return undefined;
+  try {
+    const value = JSON.parse(result) as { ok?: unknown; transferred_to?: unknown };
+    return value.ok === true && typeof value.transferred_to === 'string' ? value.transferred_to : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Normalised answers (by question id), back in the form `respond` takes. */
@@ -190,6 +212,7 @@ export function foldInDoubt(turns: RecordedTurn[]): RecordedTurn[] {
       previous.steps.push(...turn.steps);
       previous.results.push(...turn.results);
       previous.asked.push(...turn.asked);
+      if (turn.handoffs) previous.handoffs = [...(previous.handoffs ?? []), ...turn.handoffs];
       previous.status = turn.status;
     } else {
       folded.push(turn);
@@ -249,5 +272,6 @@ function turnProblem(turn: Partial<RecordedTurn> | null): string | undefined {
     return 'has an input that is not a list of messages';
   if (turn.responses !== undefined && !Array.isArray(turn.responses))
     return 'has responses that are not a list';
+  if (turn.handoffs !== undefined && !Array.isArray(turn.handoffs)) return 'has handoffs that are not a list';
   return undefined;
 }

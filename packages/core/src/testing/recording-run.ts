@@ -15,6 +15,7 @@ import {
   type RecordedTrigger,
   type RecordedTurn,
   type Recording,
+  transferredTo,
 } from './recording-format.js';
 
 const RESTING: Record<string, TurnStatus> = {
@@ -70,8 +71,8 @@ class TurnBuilder {
     return turn;
   }
 
-  /** The pause on a step's records, then the turns that answered them. */
-  pause(message: AssistantMessage, records: ResolvedRecord[]): void {
+  /** The pause on a step's records (the step of agent `player`), then the turns that answered them. */
+  pause(message: AssistantMessage, records: ResolvedRecord[], player: string): void {
     const turn = this.current!;
     for (const record of records) {
       const call = message.tool_calls?.find((item) => item.id === record.toolCallId);
@@ -80,7 +81,7 @@ class TurnBuilder {
         kind: record.kind,
         toolCallId: record.toolCallId,
         toolName: call?.function.name ?? '',
-        agentPath: call ? [this.agent] : pathOfId(record.id),
+        agentPath: call ? [player] : pathOfId(record.id),
         ...(record.questions ? { payload: { questions: record.questions } } : {}),
       });
     }
@@ -159,6 +160,9 @@ export function recordingOfRun(
   const records = context.resolved;
   const builder = new TurnBuilder(decoded.agent, records[0]?.at ?? decoded.createdAt);
   const names = new Map<string, string>();
+  // The agent playing (DESIGN §27): the root, then each agent a transfer result names, from the next step.
+  let player = decoded.agent;
+  let handedTo: string | undefined;
   let cursor = 0;
   let previous: ChatMessage | undefined;
   for (const message of transcript) {
@@ -168,7 +172,9 @@ export function recordingOfRun(
       else builder.open('input').input = [message];
     } else if (message.role === 'assistant') {
       if (!builder.current) builder.open('input');
-      builder.current!.steps.push({ agentPath: [decoded.agent], message });
+      player = handedTo ?? player;
+      handedTo = undefined;
+      builder.current!.steps.push({ agentPath: [player], message });
       const ids = new Set((message.tool_calls ?? []).map((call) => call.id));
       for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
       // This step's records, and the sub-agent records resolved among them (their calls are the child's).
@@ -185,15 +191,21 @@ export function recordingOfRun(
             'A snapshot keeps no finished sub-agent conversation: record runs with sub-agents from their event log.',
           );
         }
-        builder.pause(message, stepRecords);
+        builder.pause(message, stepRecords, player);
       }
     } else if (message.role === 'tool') {
-      builder.current?.results.push({
+      const turn = builder.current;
+      turn?.results.push({
         toolCallId: message.tool_call_id,
         toolName: names.get(message.tool_call_id) ?? '',
-        agentPath: [decoded.agent],
+        agentPath: [player],
         result: message.content,
       });
+      const to = handedTo === undefined ? transferredTo(message.content) : undefined;
+      if (turn && to !== undefined) {
+        handedTo = to;
+        turn.handoffs = [...(turn.handoffs ?? []), { from: player, to }];
+      }
     }
     previous = message;
   }

@@ -21,6 +21,7 @@ import {
   type RecordedTurn,
   type Recording,
   readRecording,
+  transferredTo,
 } from './recording-format.js';
 import { type ReplayOptions, ReplayState, replayAgent } from './replay-agent.js';
 
@@ -73,9 +74,11 @@ function compareTurn(
     event.type === 'model_finished' ? [event.message] : [],
   );
   const recordedSteps = recorded.steps.map((step) => step.message);
-  const todayKeys = new Set(today.map(askKey));
+  // Today's agent handed off otherwise: what the other agent did (its pauses) is a consequence.
+  const handedOtherwise = compareHandoffs(state, recorded, result, recordedResults);
+  const todayKeys = new Set(handedOtherwise ? [] : today.map(askKey));
   const recordedKeys = new Set(recorded.asked.map(askKey));
-  for (const ask of recorded.asked) {
+  for (const ask of handedOtherwise ? [] : recorded.asked) {
     if (todayKeys.has(askKey(ask))) continue;
     state.diverge(
       'pause',
@@ -85,7 +88,7 @@ function compareTurn(
       stepOf(recordedSteps, ask.toolCallId),
     );
   }
-  for (const ask of today) {
+  for (const ask of handedOtherwise ? [] : today) {
     if (recordedKeys.has(askKey(ask))) continue;
     state.diverge(
       'pause',
@@ -115,6 +118,10 @@ function compareTurn(
       stepOf(todaySteps, message.tool_call_id),
     );
   }
+  if (handedOtherwise) {
+    state.left = true;
+    state.stopped = true;
+  }
   if (state.overrun && state.divergences.length === before) {
     state.diverge(
       'missing',
@@ -123,6 +130,39 @@ function compareTurn(
       { status: result.status },
     );
   }
+}
+
+/**
+ * The handoffs of a played turn against the recorded ones (DESIGN §27); true when they differ.
+ * Today's agent hands off elsewhere or not at all: a `tool_call` divergence — unless today's tools
+ * refuse the recorded transfer call (the agent it named is gone), which is reported `tool_changed`.
+ */
+function compareHandoffs(
+  state: ReplayState,
+  recorded: RecordedTurn,
+  result: TurnResult<unknown>,
+  recordedResults: Map<string, string>,
+): boolean {
+  const expected = recorded.handoffs ?? [];
+  const actual = result.events.flatMap((event) =>
+    event.type === 'handoff' ? [{ from: event.from, to: event.to }] : [],
+  );
+  if (JSON.stringify(expected) === JSON.stringify(actual)) return false;
+  const refused = result.messages.some(
+    (message) =>
+      message.role === 'tool' &&
+      REFUSALS.has(errorCodeOf(message.content) ?? '') &&
+      transferredTo(recordedResults.get(message.tool_call_id) ?? '') !== undefined,
+  );
+  if (!refused) {
+    state.diverge(
+      'tool_call',
+      'today’s agent hands the run to another agent, or to none, than the recording did',
+      expected,
+      actual,
+    );
+  }
+  return true;
 }
 
 /** The recorded responses of a turn, addressed to today's pending interactions. */
