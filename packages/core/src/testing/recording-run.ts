@@ -40,10 +40,7 @@ class TurnBuilder {
   readonly turns: RecordedTurn[] = [];
   private at: string;
 
-  constructor(
-    private readonly agent: string,
-    firstAt: string,
-  ) {
+  constructor(firstAt: string) {
     this.at = firstAt;
   }
 
@@ -158,7 +155,7 @@ export function recordingOfRun(
     ),
   );
   const records = context.resolved;
-  const builder = new TurnBuilder(decoded.agent, records[0]?.at ?? decoded.createdAt);
+  const builder = new TurnBuilder(records[0]?.at ?? decoded.createdAt);
   const names = new Map<string, string>();
   // The agent playing (DESIGN §27): the root, then each agent a transfer result names, from the next step.
   let player = decoded.agent;
