@@ -69,12 +69,33 @@ export interface RecordedTurn {
   /** The interactions the turn asked for. */
   asked: RecordedAsk[];
   /**
+   * An `input` turn played from messages queued with `sessions.send(…, { mode: 'queue' })` while
+   * the run rested (DESIGN §30): their ids; `input` holds their messages.
+   */
+  queued?: string[];
+  /** Messages queued while the turn played, each delivered before one of its model calls (DESIGN §30). */
+  late?: RecordedLateInput[];
+  /**
    * The handoffs of the turn (DESIGN §27), in order; absent when it made none. Each step's
    * `agentPath` starts with the agent that played it: the root, or the agent handed to.
    */
   handoffs?: RecordedHandoff[];
   /** How the turn ended. */
   status: TurnStatus;
+}
+
+/** Late input (DESIGN §30): messages added to the transcript right before the turn's model call `step`. */
+export interface RecordedLateInput {
+  /** The queued message's id (absent when recorded from a snapshot, which does not keep it). */
+  messageId?: string;
+  /** The model call of the turn it preceded (1 first), counting the calls of the agent that plays the run. */
+  step: number;
+  messages: ChatMessage[];
+}
+
+/** The model calls of a turn made by the agent playing the run (sub-agents' not counted). */
+export function topSteps(turn: RecordedTurn): number {
+  return turn.steps.filter((step) => step.agentPath.length === 1).length;
 }
 
 /** A handoff a turn made: the agent that called the transfer tool, and the agent it named. */
@@ -209,6 +230,10 @@ export function foldInDoubt(turns: RecordedTurn[]): RecordedTurn[] {
     const answersDoubt =
       (turn.responses ?? []).length > 0 && turn.responses!.every((item) => item.kind === 'in_doubt');
     if (previous && turn.trigger === 'respond' && answersDoubt) {
+      const offset = topSteps(previous);
+      for (const late of turn.late ?? []) {
+        previous.late = [...(previous.late ?? []), { ...late, step: late.step + offset }];
+      }
       previous.steps.push(...turn.steps);
       previous.results.push(...turn.results);
       previous.asked.push(...turn.asked);
@@ -273,5 +298,6 @@ function turnProblem(turn: Partial<RecordedTurn> | null): string | undefined {
   if (turn.responses !== undefined && !Array.isArray(turn.responses))
     return 'has responses that are not a list';
   if (turn.handoffs !== undefined && !Array.isArray(turn.handoffs)) return 'has handoffs that are not a list';
+  if (turn.late !== undefined && !Array.isArray(turn.late)) return 'has late input that is not a list';
   return undefined;
 }

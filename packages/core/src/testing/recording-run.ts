@@ -12,9 +12,11 @@ import {
   foldInDoubt,
   RECORDING_FORMAT,
   RECORDING_VERSION,
+  type RecordedLateInput,
   type RecordedTrigger,
   type RecordedTurn,
   type Recording,
+  topSteps,
   transferredTo,
 } from './recording-format.js';
 
@@ -162,12 +164,30 @@ export function recordingOfRun(
   let handedTo: string | undefined;
   let cursor = 0;
   let previous: ChatMessage | undefined;
+  // Calls a new message superseded: the user message after their results starts a turn.
+  const superseded = new Set(
+    records.filter((record) => record.resolution === 'superseded').map((record) => record.toolCallId),
+  );
+  let late: RecordedLateInput | undefined;
   for (const message of transcript) {
-    if (message.role === 'user') {
-      const turn = builder.current;
+    const turn = builder.current;
+    if (message.role === 'user' && late && previous?.role === 'user') {
+      late.messages.push(message);
+    } else if (
+      message.role === 'user' &&
+      turn &&
+      previous?.role === 'tool' &&
+      !superseded.has(previous.tool_call_id)
+    ) {
+      // After a settled step, not a new message superseding it: delivered as the turn went on (DESIGN §30).
+      late = { step: topSteps(turn) + 1, messages: [message] };
+      turn.late = [...(turn.late ?? []), late];
+    } else if (message.role === 'user') {
+      late = undefined;
       if (turn && previous?.role === 'user' && turn.trigger === 'input') turn.input!.push(message);
       else builder.open('input').input = [message];
     } else if (message.role === 'assistant') {
+      late = undefined;
       if (!builder.current) builder.open('input');
       player = handedTo ?? player;
       handedTo = undefined;

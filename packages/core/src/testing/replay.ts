@@ -24,6 +24,8 @@ import {
   transferredTo,
 } from './recording-format.js';
 import { type ReplayOptions, ReplayState, replayAgent } from './replay-agent.js';
+import { escalatedTo } from './replay-escalation.js';
+import { playLate } from './replay-late.js';
 
 export type { ReplayOptions } from './replay-agent.js';
 
@@ -197,6 +199,8 @@ async function playTurn<TOutput>(
     now: new Date(recorded.at),
     ...(recorded.principal !== undefined ? { principal: recorded.principal } : {}),
   };
+  // Messages delivered as the turn played (DESIGN §30) join it at the model call they preceded.
+  const late = (recorded.late ?? []).length > 0;
   if (recorded.trigger === 'input') {
     if (!recorded.input) {
       state.diverge('missing', 'the recording does not hold the input of this turn', undefined, undefined);
@@ -205,8 +209,10 @@ async function playTurn<TOutput>(
     }
     if (!last) {
       const context = state.options.context !== undefined ? { context: state.options.context } : {};
+      if (late) return playLate(agent, recorded, { runId: state.recording.runId, ...context }, options);
       return runTurn(agent, { input: recorded.input, runId: state.recording.runId, ...context }, options);
     }
+    if (late) return playLate(agent, recorded, { snapshot: last.snapshot }, options);
     return runTurn(agent, { snapshot: last.snapshot, input: recorded.input }, options);
   }
   // A stop has no client-held form (it marks a stored run): the next turn supersedes what it cancelled.
@@ -219,7 +225,10 @@ async function playTurn<TOutput>(
   }
   const responses = responsesFor(state, recorded, last.pending);
   if (responses.length === 0) return null;
-  return respond(agent, last.snapshot, responses, options);
+  const ids = responses.map((response) => response.id);
+  const snapshot = escalatedTo(agent as Agent<unknown>, last.snapshot, ids, recorded.principal);
+  if (late) return playLate(agent, recorded, { snapshot, responses }, options);
+  return respond(agent, snapshot, responses, options);
 }
 
 /**
