@@ -4,11 +4,13 @@
  * in the handed-to agent answered as recorded, and a divergence where today's graph differs.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   type AgentEvent,
   answerQuestion,
   createSessions,
   defineAgent,
+  defineTool,
   handoff,
   memoryStore,
   runTurn,
@@ -114,6 +116,27 @@ describe('replay of a run that hands off', () => {
         actual: [{ from: 'triage', to: 'cryo' }],
       }),
     ]);
+  });
+
+  it('reports tool_call when today’s agent hands off not at all (a plain tool under the transfer’s name)', async () => {
+    const { events } = await recordDesk();
+    const plain = defineTool({
+      name: 'transfer_to_freezer',
+      description: 'Notes a transfer request',
+      input: z.object({ reason: z.string().optional() }),
+      execute: () => ({ noted: true }),
+    });
+    const today = todaysDesk({ triageHandoffs: () => [], triageConfig: { tools: [plain] } });
+    const { divergences } = await replay(today.triage, recordingOf(events));
+    expect(divergences).toEqual([
+      expect.objectContaining({
+        turn: 1,
+        kind: 'tool_call',
+        expected: [{ from: 'triage', to: 'freezer' }],
+        actual: [],
+      }),
+    ]);
+    expect(today.log).toEqual([]);
   });
 
   it('recordedModel plays the conversation whichever agent played each step', async () => {
