@@ -2,7 +2,8 @@
  * `sessions.recording(runId)` on the file, Redis and PostgreSQL stores (DESIGN §28): a run played by
  * one process, recorded by another from the store alone, replays through today's agent with no
  * divergence and without running a tool — the whole transcript included when it was compacted,
- * and a run whose worker was killed inside a tool (its in-doubt ask is not the agent's doing).
+ * a run whose worker was killed inside a tool (its in-doubt ask is not the agent's doing), and a run
+ * handed off and back (DESIGN §27), replayed through the root alone.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import { z } from 'zod';
 import { fileStore } from '../src/stores/file-store.js';
 import { postgresStore } from '../src/stores/postgres-store.js';
 import { redisStore } from '../src/stores/redis-store.js';
+import { handoffAgents } from './helpers/handoff-agents.js';
 import { countingChargeAgent } from './helpers/in-doubt-agent.js';
 import { bundleInDoubtWorker, killedInsideExecute, LEASE_MS, leaseLapse } from './helpers/in-doubt-kill.js';
 import { findServers, sharedStores } from './helpers/lease-stores.js';
@@ -204,5 +206,45 @@ describe('sessions.recording of a run whose worker died inside a tool (DESIGN §
         30_000,
       );
     }
+  }
+});
+
+describe('sessions.recording of a run handed off and back (DESIGN §27)', () => {
+  for (const kind of ['file', 'redis', 'postgres'] as const) {
+    it.skipIf(servers.missing(kind))(
+      `${kind}: another process records it from the store; it replays through the root, each step by its agent, running no tool`,
+      async () => {
+        const backend = await sharedStores(kind, 'replay-handoff', 1, servers.urls[kind]);
+        try {
+          const store = backend.stores[0]!;
+          const played: string[] = [];
+          const root = handoffAgents({ onExecute: (tool) => void played.push(tool) });
+          const done = await createSessions({ agent: root, store }).start('Thaw K562');
+          expect(done.activeAgent).toBe('triage');
+          expect(played).toEqual(['look_up_ticket', 'record_thaw']);
+          // Another process: the root alone, over the same store.
+          const other = handoffAgents({ onExecute: (tool) => void played.push(tool) });
+          const recording = await createSessions({ agent: other, store }).recording(done.runId);
+          expect(recording.turns[0]!.steps.map((step) => step.agentPath[0])).toEqual([
+            'triage',
+            'freezer',
+            'freezer',
+            'triage',
+          ]);
+          expect(recording.turns[0]!.handoffs).toEqual([
+            { from: 'triage', to: 'freezer' },
+            { from: 'freezer', to: 'triage' },
+          ]);
+          const { result, divergences } = await replay(other, JSON.parse(JSON.stringify(recording)));
+          expect(divergences).toEqual([]);
+          expect(result?.output).toBe(done.output);
+          expect(result?.messages).toEqual(done.messages);
+          expect(played).toEqual(['look_up_ticket', 'record_thaw']);
+        } finally {
+          await backend.teardown();
+        }
+      },
+      30_000,
+    );
   }
 });

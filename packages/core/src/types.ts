@@ -275,7 +275,12 @@ export type AgentEvent = EventBase &
      * (`mode: 'queue'`) reached it (`message_queued`: it holds the message now), then was added to
      * the transcript before a model call, once (`message_delivered`).
      */
-    | { type: 'message_queued' | 'message_delivered'; messageId: string }
+    | {
+        type: 'message_queued' | 'message_delivered';
+        messageId: string;
+        /** `message_delivered`: the messages it added (a recording replays them at this point, DESIGN §28). */
+        messages?: ChatMessage[];
+      }
     | {
         /** A hook decided something at a point (DESIGN §26); a hook that returns nothing emits none. */
         type: 'hook_decision';

@@ -4,17 +4,16 @@
  * last look. Each model request is recorded, so "delivered once" is counted, not assumed.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   type ChatMessage,
   createSessions,
-  defineTool,
   memoryStore,
   type SessionResult,
   type SnapshotStore,
   TurnkitError,
 } from '../src/index.js';
 import type { ScriptedStep } from '../src/testing/index.js';
+import { gatedTool, landingStore } from './fixtures/late-input.js';
 import { ask, makeAgent } from './helpers.js';
 
 const LATE = 'also thaw one HeLa vial';
@@ -35,30 +34,6 @@ const codeOf = (promise: Promise<unknown>) =>
     () => 'resolved',
     (error: unknown) => (error instanceof TurnkitError ? error.code : String(error)),
   );
-
-/** A tool that waits for `release()` (a slow freezer scan), counting its runs. */
-function gatedTool(runs: string[]) {
-  let release = () => {};
-  let entered = () => {};
-  const inside = new Promise<void>((resolve) => {
-    entered = resolve;
-  });
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const tool = defineTool({
-    name: 'scan_freezer',
-    description: 'Scan the freezer',
-    input: z.object({}),
-    execute: async (_input, ctx) => {
-      runs.push(ctx.idempotencyKey);
-      entered();
-      await gate;
-      return { racks: 12 };
-    },
-  });
-  return { tool, inside, release: () => release() };
-}
 
 /** Model steps that record each request's messages. */
 function recorded(requests: ChatMessage[][], steps: ScriptedStep[]): ScriptedStep[] {
@@ -148,30 +123,15 @@ describe("send with mode 'queue'", () => {
 
   it('a message that lands after the worker’s last look is played once the turn rests', async () => {
     const requests: ChatMessage[][] = [];
-    const inner = memoryStore();
-    let land = false;
-    // The message lands between the worker's last model call and its result write.
-    const store: SnapshotStore = {
-      ...inner,
-      putParts: async (runId, write, opts) => {
-        if (land && opts.lease?.ms === 0) {
-          land = false;
-          await inner.queueMessage!(runId, {
-            id: 'late',
-            messages: JSON.stringify([{ role: 'user', content: LATE }]),
-          });
-        }
-        return inner.putParts!(runId, write, opts);
-      },
-    };
+    const { store, arm } = landingStore('late', LATE);
     const agent = makeAgent(recorded(requests, ['first', 'second']));
     const sessions = createSessions({ agent, store });
-    land = true;
+    arm();
     const result = await sessions.start('hello');
     expect(result.output).toBe('second');
     expect(seen(requests)).toEqual([0, 1]);
     expect(eventTypes(result, 'message_delivered')).toEqual(['message_delivered']);
-    expect((await inner.get(result.runId))?.queued).toBeUndefined();
+    expect((await store.get(result.runId))?.queued).toBeUndefined();
   });
 
   it('a worker that dies mid-tool while a message is queued: the worker that takes over delivers it once', async () => {

@@ -17,7 +17,6 @@
 import { ConflictError, TurnkitError } from '../errors.js';
 import {
   beginTurn,
-  emit,
   markInDoubt,
   newRunId,
   sendUserMessage,
@@ -26,7 +25,7 @@ import {
 } from '../interpreter/index.js';
 import type { ChatMessage } from '../types.js';
 import type { SendOptions, SessionOptions, SessionResult } from './api.js';
-import { leftQueue, noticeQueued, readQueue, take } from './queued.js';
+import { announceDelivered, leftQueue, noticeQueued, readQueue, take } from './queued.js';
 import type { SnapshotStore } from './store.js';
 import { isClaim, originOf, type SessionTurns } from './turns.js';
 
@@ -53,9 +52,9 @@ export async function playQueued(
   beginTurn(run, 'input');
   markInDoubt(run);
   noticeQueued(run, entries);
-  const { ids, messages } = take(run, entries);
+  const { taken, messages } = take(run, entries);
   sendUserMessage(run, messages);
-  for (const id of ids) emit(run, { type: 'message_delivered', messageId: id });
+  announceDelivered(run, taken);
   try {
     return await turns.claimAndRun(run, loaded.version, loaded.logs, options);
   } catch (error) {

@@ -45,20 +45,26 @@ export function afterWrite(
   else leftQueued.delete(run);
 }
 
-/** The messages of queued entries not yet delivered to `run`, and their ids (marked delivered). */
-export function take(run: Run, entries: QueuedMessage[]): { ids: string[]; messages: ChatMessage[] } {
+/** The queued entries not yet delivered to `run` (marked delivered), and their messages in order. */
+export function take(
+  run: Run,
+  entries: QueuedMessage[],
+): { taken: { id: string; messages: ChatMessage[] }[]; messages: ChatMessage[] } {
   const seen = deliveredIds.get(run) ?? new Set<string>();
   deliveredIds.set(run, seen);
-  const ids: string[] = [];
-  const messages: ChatMessage[] = [];
+  const taken: { id: string; messages: ChatMessage[] }[] = [];
   for (const entry of entries) {
     if (seen.has(entry.id)) continue;
     seen.add(entry.id);
-    ids.push(entry.id);
-    messages.push(...(JSON.parse(entry.messages) as ChatMessage[]));
+    taken.push({ id: entry.id, messages: JSON.parse(entry.messages) as ChatMessage[] });
   }
-  toDequeue.set(run, [...(toDequeue.get(run) ?? []), ...ids]);
-  return { ids, messages };
+  toDequeue.set(run, [...(toDequeue.get(run) ?? []), ...taken.map(({ id }) => id)]);
+  return { taken, messages: taken.flatMap((entry) => entry.messages) };
+}
+
+/** Emits `message_delivered` for each entry `take` returned, with its messages (a recording's late input). */
+export function announceDelivered(run: Run, taken: { id: string; messages: ChatMessage[] }[]): void {
+  for (const { id, messages } of taken) emit(run, { type: 'message_delivered', messageId: id, messages });
 }
 
 /**
@@ -83,12 +89,12 @@ export function noticeQueued(run: Run, entries: QueuedMessage[]): void {
 export function deliverLate(run: Run, renewed: QueuedMessage[]): void {
   const entries = [...(readQueues.get(run) ?? []), ...renewed];
   noticeQueued(run, entries);
-  const { ids, messages } = take(run, entries);
-  if (ids.length === 0) return;
+  const { taken, messages } = take(run, entries);
+  if (taken.length === 0) return;
   const { value, context } = run.state;
   // The step is settled (a model call is next), so a user message may follow it.
   run.state = { value, context: { ...context, messages: [...context.messages, ...messages] } };
-  for (const id of ids) emit(run, { type: 'message_delivered', messageId: id });
+  announceDelivered(run, taken);
 }
 
 /** The queue read with `run`, if it had one. */

@@ -5,9 +5,10 @@
 
 /**
  * What diverged: `tool_call` (the model called another tool or with another input — with
- * `model: 'live'`), `pause` (today's agent pauses where the recording did not, or does not where it
+ * `model: 'live'` — or today's agent hands the run to another agent, or to none, DESIGN §27),
+ * `pause` (today's agent pauses where the recording did not, or does not where it
  * did, or refuses the recorded response: a changed approval rule, assignee rule or budget),
- * `tool_changed` (today's tool schema refuses a recorded call), `output` (today's `output` schema
+ * `tool_changed` (today's tool schema refuses a recorded call; a transfer call whose agent is gone), `output` (today's `output` schema
  * refuses the recorded final answer), `missing` (the recording lacks what is needed: redacted, or
  * never recorded).
  */

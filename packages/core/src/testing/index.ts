@@ -8,6 +8,8 @@ export {
   RECORDING_VERSION,
   type RecordedAsk,
   type RecordedDecision,
+  type RecordedHandoff,
+  type RecordedLateInput,
   type RecordedResponse,
   type RecordedResult,
   type RecordedStep,

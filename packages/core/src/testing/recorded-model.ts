@@ -9,9 +9,11 @@ import { type ScriptedStep, scriptedModel } from './scripted-model.js';
 /** Options of {@link recordedModel}. */
 export interface RecordedModelOptions {
   /**
-   * Whose responses to play: the top agent (default) or a sub-agent, by its path
-   * (`['lead', 'researcher']`). A sub-agent called more than once replays as one conversation:
-   * give such runs to `replay`, which tells the calls apart by turn.
+   * Whose responses to play: the conversation (default: every step of the top agent and of each
+   * agent it handed the run to, DESIGN §27 — give the same model to every agent of the handoff
+   * graph), or one agent by its path (`['lead', 'researcher']` for a sub-agent). A sub-agent called
+   * more than once replays as one conversation: give such runs to `replay`, which tells the calls
+   * apart by turn.
    */
   agentPath?: string[];
 }
@@ -26,10 +28,13 @@ export interface RecordedModelOptions {
  * const agent = defineAgent({ ...demoAgentConfig, model: recordedModel(recording) });
  */
 export function recordedModel(recording: Recording, options: RecordedModelOptions = {}): ModelAdapter {
-  const path = (options.agentPath ?? [recording.agent]).join('/');
+  const path = options.agentPath?.join('/');
+  // The transcript is shared across a handoff, so the scripted step (its assistant messages) counts every agent's.
+  const played = (agentPath: string[]) =>
+    path === undefined ? agentPath.length === 1 : agentPath.join('/') === path;
   const steps: ScriptedStep[] = recording.turns.flatMap((turn) =>
     turn.steps.flatMap(({ agentPath, message }) => {
-      if (!message || agentPath.join('/') !== path) return [];
+      if (!message || !played(agentPath)) return [];
       const toolCalls = (message.tool_calls ?? []).map((call) => ({
         id: call.id,
         name: call.function.name,

@@ -3,7 +3,7 @@
  * model response and tool result, every interaction asked and every response with its principal.
  */
 import { TurnkitError } from '../errors.js';
-import type { AgentEvent, PendingInteraction, TurnStatus } from '../types.js';
+import type { AgentEvent, ChatMessage, PendingInteraction, TurnStatus } from '../types.js';
 import {
   decisionOf,
   foldInDoubt,
@@ -13,6 +13,7 @@ import {
   type RecordedResponse,
   type RecordedTurn,
   type Recording,
+  topSteps,
 } from './recording-format.js';
 
 const ENDS: Partial<Record<AgentEvent['type'], TurnStatus>> = {
@@ -91,6 +92,12 @@ export function recordingOfEvents(
           turn.results.push({ toolCallId, toolName, agentPath, result });
         }
         break;
+      case 'message_delivered':
+        if (event.messages) deliver(turn, event.messageId, event.messages);
+        break;
+      case 'handoff':
+        turn.handoffs = [...(turn.handoffs ?? []), { from: event.from, to: event.to }];
+        break;
       case 'interaction_requested':
         turn.asked.push(askOf(event.interaction));
         break;
@@ -147,4 +154,19 @@ export function recordingOfEvents(
 function addResponse(turn: RecordedTurn, response: RecordedResponse): void {
   turn.responses = [...(turn.responses ?? []), response];
   if (response.principal !== undefined) turn.principal = response.principal;
+}
+
+/**
+ * A queued message delivered (DESIGN §30): before the turn's first model call of an `input` turn
+ * with no input of its own, it is that turn's input (played from the queue); otherwise late input
+ * before the turn's next model call.
+ */
+function deliver(turn: RecordedTurn, messageId: string, messages: ChatMessage[]): void {
+  const step = topSteps(turn) + 1;
+  if (turn.trigger === 'input' && step === 1 && (turn.input === undefined || turn.queued)) {
+    turn.input = [...(turn.input ?? []), ...messages];
+    turn.queued = [...(turn.queued ?? []), messageId];
+    return;
+  }
+  turn.late = [...(turn.late ?? []), { messageId, step, messages }];
 }

@@ -68,8 +68,40 @@ export interface RecordedTurn {
   results: RecordedResult[];
   /** The interactions the turn asked for. */
   asked: RecordedAsk[];
+  /**
+   * An `input` turn played from messages queued with `sessions.send(…, { mode: 'queue' })` while
+   * the run rested (DESIGN §30): their ids; `input` holds their messages.
+   */
+  queued?: string[];
+  /** Messages queued while the turn played, each delivered before one of its model calls (DESIGN §30). */
+  late?: RecordedLateInput[];
+  /**
+   * The handoffs of the turn (DESIGN §27), in order; absent when it made none. Each step's
+   * `agentPath` starts with the agent that played it: the root, or the agent handed to.
+   */
+  handoffs?: RecordedHandoff[];
   /** How the turn ended. */
   status: TurnStatus;
+}
+
+/** Late input (DESIGN §30): messages added to the transcript right before the turn's model call `step`. */
+export interface RecordedLateInput {
+  /** The queued message's id (absent when recorded from a snapshot, which does not keep it). */
+  messageId?: string;
+  /** The model call of the turn it preceded (1 first), counting the calls of the agent that plays the run. */
+  step: number;
+  messages: ChatMessage[];
+}
+
+/** The model calls of a turn made by the agent playing the run (sub-agents' not counted). */
+export function topSteps(turn: RecordedTurn): number {
+  return turn.steps.filter((step) => step.agentPath.length === 1).length;
+}
+
+/** A handoff a turn made: the agent that called the transfer tool, and the agent it named. */
+export interface RecordedHandoff {
+  from: string;
+  to: string;
 }
 
 /** One model call: the response (text and tool calls, in order), or the error it failed with. */
@@ -119,6 +151,17 @@ export interface RecordedResponse {
   agentPath: string[];
   principal?: string;
   response: RecordedDecision;
+}
+
+/** The agent a transfer tool's result names (`{ ok: true, transferred_to }`, DESIGN §27), if it is one. */
+export function transferredTo(result: string): string | undefined {
+  if (!result.includes('"transferred_to"')) return undefined;
+  try {
+    const value = JSON.parse(result) as { ok?: unknown; transferred_to?: unknown };
+    return value.ok === true && typeof value.transferred_to === 'string' ? value.transferred_to : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Normalised answers (by question id), back in the form `respond` takes. */
@@ -187,9 +230,14 @@ export function foldInDoubt(turns: RecordedTurn[]): RecordedTurn[] {
     const answersDoubt =
       (turn.responses ?? []).length > 0 && turn.responses!.every((item) => item.kind === 'in_doubt');
     if (previous && turn.trigger === 'respond' && answersDoubt) {
+      const offset = topSteps(previous);
+      for (const late of turn.late ?? []) {
+        previous.late = [...(previous.late ?? []), { ...late, step: late.step + offset }];
+      }
       previous.steps.push(...turn.steps);
       previous.results.push(...turn.results);
       previous.asked.push(...turn.asked);
+      if (turn.handoffs) previous.handoffs = [...(previous.handoffs ?? []), ...turn.handoffs];
       previous.status = turn.status;
     } else {
       folded.push(turn);
@@ -249,5 +297,7 @@ function turnProblem(turn: Partial<RecordedTurn> | null): string | undefined {
     return 'has an input that is not a list of messages';
   if (turn.responses !== undefined && !Array.isArray(turn.responses))
     return 'has responses that are not a list';
+  if (turn.handoffs !== undefined && !Array.isArray(turn.handoffs)) return 'has handoffs that are not a list';
+  if (turn.late !== undefined && !Array.isArray(turn.late)) return 'has late input that is not a list';
   return undefined;
 }

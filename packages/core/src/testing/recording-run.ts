@@ -12,9 +12,12 @@ import {
   foldInDoubt,
   RECORDING_FORMAT,
   RECORDING_VERSION,
+  type RecordedLateInput,
   type RecordedTrigger,
   type RecordedTurn,
   type Recording,
+  topSteps,
+  transferredTo,
 } from './recording-format.js';
 
 const RESTING: Record<string, TurnStatus> = {
@@ -39,10 +42,7 @@ class TurnBuilder {
   readonly turns: RecordedTurn[] = [];
   private at: string;
 
-  constructor(
-    private readonly agent: string,
-    firstAt: string,
-  ) {
+  constructor(firstAt: string) {
     this.at = firstAt;
   }
 
@@ -70,8 +70,8 @@ class TurnBuilder {
     return turn;
   }
 
-  /** The pause on a step's records, then the turns that answered them. */
-  pause(message: AssistantMessage, records: ResolvedRecord[]): void {
+  /** The pause on a step's records (the step of agent `player`), then the turns that answered them. */
+  pause(message: AssistantMessage, records: ResolvedRecord[], player: string): void {
     const turn = this.current!;
     for (const record of records) {
       const call = message.tool_calls?.find((item) => item.id === record.toolCallId);
@@ -80,7 +80,7 @@ class TurnBuilder {
         kind: record.kind,
         toolCallId: record.toolCallId,
         toolName: call?.function.name ?? '',
-        agentPath: call ? [this.agent] : pathOfId(record.id),
+        agentPath: call ? [player] : pathOfId(record.id),
         ...(record.questions ? { payload: { questions: record.questions } } : {}),
       });
     }
@@ -157,18 +157,41 @@ export function recordingOfRun(
     ),
   );
   const records = context.resolved;
-  const builder = new TurnBuilder(decoded.agent, records[0]?.at ?? decoded.createdAt);
+  const builder = new TurnBuilder(records[0]?.at ?? decoded.createdAt);
   const names = new Map<string, string>();
+  // The agent playing (DESIGN §27): the root, then each agent a transfer result names, from the next step.
+  let player = decoded.agent;
+  let handedTo: string | undefined;
   let cursor = 0;
   let previous: ChatMessage | undefined;
+  // Calls a new message superseded: the user message after their results starts a turn.
+  const superseded = new Set(
+    records.filter((record) => record.resolution === 'superseded').map((record) => record.toolCallId),
+  );
+  let late: RecordedLateInput | undefined;
   for (const message of transcript) {
-    if (message.role === 'user') {
-      const turn = builder.current;
+    const turn = builder.current;
+    if (message.role === 'user' && late && previous?.role === 'user') {
+      late.messages.push(message);
+    } else if (
+      message.role === 'user' &&
+      turn &&
+      previous?.role === 'tool' &&
+      !superseded.has(previous.tool_call_id)
+    ) {
+      // After a settled step, not a new message superseding it: delivered as the turn went on (DESIGN §30).
+      late = { step: topSteps(turn) + 1, messages: [message] };
+      turn.late = [...(turn.late ?? []), late];
+    } else if (message.role === 'user') {
+      late = undefined;
       if (turn && previous?.role === 'user' && turn.trigger === 'input') turn.input!.push(message);
       else builder.open('input').input = [message];
     } else if (message.role === 'assistant') {
+      late = undefined;
       if (!builder.current) builder.open('input');
-      builder.current!.steps.push({ agentPath: [decoded.agent], message });
+      player = handedTo ?? player;
+      handedTo = undefined;
+      builder.current!.steps.push({ agentPath: [player], message });
       const ids = new Set((message.tool_calls ?? []).map((call) => call.id));
       for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
       // This step's records, and the sub-agent records resolved among them (their calls are the child's).
@@ -185,15 +208,21 @@ export function recordingOfRun(
             'A snapshot keeps no finished sub-agent conversation: record runs with sub-agents from their event log.',
           );
         }
-        builder.pause(message, stepRecords);
+        builder.pause(message, stepRecords, player);
       }
     } else if (message.role === 'tool') {
-      builder.current?.results.push({
+      const turn = builder.current;
+      turn?.results.push({
         toolCallId: message.tool_call_id,
         toolName: names.get(message.tool_call_id) ?? '',
-        agentPath: [decoded.agent],
+        agentPath: [player],
         result: message.content,
       });
+      const to = handedTo === undefined ? transferredTo(message.content) : undefined;
+      if (turn && to !== undefined) {
+        handedTo = to;
+        turn.handoffs = [...(turn.handoffs ?? []), { from: player, to }];
+      }
     }
     previous = message;
   }

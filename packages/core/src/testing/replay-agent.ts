@@ -5,6 +5,7 @@
  * What the recording lacks is reported `missing`; with `model: 'live'` each response is compared.
  */
 import { ModelError } from '../errors.js';
+import { handoff, handoffsOf } from '../handoffs/index.js';
 import { toolErrorResult } from '../results.js';
 import {
   type Agent,
@@ -262,12 +263,18 @@ function recordedTool(tool: AnyFunctionTool, state: ReplayState): AnyFunctionToo
   return { ...tool, execute: (_input, ctx) => play(ctx), resume: (_input, _response, ctx) => play(ctx) };
 }
 
-/** Today's `agent` (its sub-agents too) rigged to play the recording on `path`. */
+/**
+ * Today's `agent` rigged to play the recording on `path`: its sub-agents too, and the agents it
+ * hands off to (DESIGN §27), each on the path `[name]` a handoff gives it — `handed` holds the
+ * rigged agents of the handoff graph, by today's agent, so agents that name each other stay one
+ * graph.
+ */
 export function replayAgent<TOutput>(
   agent: Agent<TOutput>,
   state: ReplayState,
   version?: string,
   path: string[] = [agent.name],
+  handed: Map<AnyAgent, AnyAgent> = new Map(),
 ): Agent<TOutput> {
   const tools = agent.tools.map((tool): Tool => {
     if (tool.kind !== 'function' || tool.builtin) return tool;
@@ -284,5 +291,25 @@ export function replayAgent<TOutput>(
     name: `replay(${agent.model.name})`,
     generate: (request) => state.respond(agent as AnyAgent, path, request),
   };
-  return defineAgent<TOutput>({ ...agent, tools, model, ...(version !== undefined ? { version } : {}) });
+  // Read when the run first needs them (a function, so agents that hand back to each other resolve).
+  const handoffs =
+    agent.handoffs === undefined
+      ? {}
+      : {
+          handoffs: () =>
+            handoffsOf(agent as AnyAgent).map(({ agent: next, options }) => {
+              if (!handed.has(next))
+                handed.set(next, replayAgent(next, state, undefined, [next.name], handed));
+              return handoff(handed.get(next)!, options);
+            }),
+        };
+  const rigged = defineAgent<TOutput>({
+    ...agent,
+    tools,
+    model,
+    ...handoffs,
+    ...(version !== undefined ? { version } : {}),
+  });
+  if (path.length === 1 && !handed.has(agent as AnyAgent)) handed.set(agent as AnyAgent, rigged as AnyAgent);
+  return rigged;
 }

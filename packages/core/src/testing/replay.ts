@@ -5,24 +5,14 @@
  */
 import { TurnkitError } from '../errors.js';
 import { expire, respond, runTurn } from '../interpreter/index.js';
-import { errorCodeOf } from '../results.js';
 import type { Agent } from '../tools/index.js';
-import type {
-  AssistantMessage,
-  InteractionResponse,
-  PendingInteraction,
-  TurnOptions,
-  TurnResult,
-} from '../types.js';
+import type { InteractionResponse, PendingInteraction, TurnOptions, TurnResult } from '../types.js';
 import { type Divergence, formatDivergences } from './divergence.js';
-import {
-  REDACTED,
-  type RecordedAsk,
-  type RecordedTurn,
-  type Recording,
-  readRecording,
-} from './recording-format.js';
+import { REDACTED, type RecordedTurn, type Recording, readRecording } from './recording-format.js';
 import { type ReplayOptions, ReplayState, replayAgent } from './replay-agent.js';
+import { askKey, compareTurn } from './replay-compare.js';
+import { escalatedTo } from './replay-escalation.js';
+import { playLate } from './replay-late.js';
 
 export type { ReplayOptions } from './replay-agent.js';
 
@@ -32,97 +22,6 @@ export interface ReplayResult<TOutput = string> {
   result: TurnResult<TOutput> | null;
   /** Empty when today's agent acts exactly as recorded. */
   divergences: Divergence[];
-}
-
-/** Where a divergence is judged: the same agent, call and kind of interaction. */
-type Asked = Pick<RecordedAsk, 'agentPath' | 'toolCallId' | 'kind' | 'toolName'>;
-const askKey = (ask: Asked) => `${ask.agentPath.join('/')}|${ask.toolCallId}|${ask.kind}`;
-const describeAsk = (ask: Asked) => ({
-  kind: ask.kind,
-  toolName: ask.toolName,
-  toolCallId: ask.toolCallId,
-  agentPath: ask.agentPath,
-});
-
-/** Tool results that say today's tools refuse the call (DESIGN §21's drift, a schema that changed). */
-const REFUSALS = new Set(['invalid_arguments', 'unknown_tool', 'tool_changed']);
-
-/** The model call (1 first) of a turn whose response holds the call `toolCallId`; 0 if none does. */
-function stepOf(messages: (AssistantMessage | undefined)[], toolCallId: string): number {
-  return messages.findIndex((message) => message?.tool_calls?.some((call) => call.id === toolCallId)) + 1;
-}
-
-/** Compares a played turn with its recording: the pauses, and calls today's tools refuse. */
-function compareTurn(
-  state: ReplayState,
-  recorded: RecordedTurn,
-  result: TurnResult<unknown>,
-  recordedResults: Map<string, string>,
-): void {
-  const before = state.divergences.length;
-  if (state.overrun && state.overrun.length > 1 && state.recording.source === 'snapshot') {
-    // A sub-agent whose conversation the source did not keep (a stored run's finished child).
-    const why = `the recording holds no response of sub-agent ${state.overrun.join('/')}: a snapshot or stored run keeps no finished sub-agent's conversation (record such runs from their event log)`;
-    state.diverge('missing', why, undefined, { modelCall: state.overrun });
-    return;
-  }
-  const today = result.events.flatMap((event) =>
-    event.type === 'interaction_requested' ? [event.interaction] : [],
-  );
-  const todaySteps = result.events.flatMap((event) =>
-    event.type === 'model_finished' ? [event.message] : [],
-  );
-  const recordedSteps = recorded.steps.map((step) => step.message);
-  const todayKeys = new Set(today.map(askKey));
-  const recordedKeys = new Set(recorded.asked.map(askKey));
-  for (const ask of recorded.asked) {
-    if (todayKeys.has(askKey(ask))) continue;
-    state.diverge(
-      'pause',
-      `the recording paused on ${ask.kind} for ${ask.toolName}; today's agent does not`,
-      describeAsk(ask),
-      { status: result.status },
-      stepOf(recordedSteps, ask.toolCallId),
-    );
-  }
-  for (const ask of today) {
-    if (recordedKeys.has(askKey(ask))) continue;
-    state.diverge(
-      'pause',
-      `today's agent pauses on ${ask.kind} for ${ask.toolName}; the recording did not`,
-      { status: recorded.status },
-      describeAsk(ask),
-      stepOf(todaySteps, ask.toolCallId),
-    );
-  }
-  // Calls of this turn's responses that today's tools refuse: at parse (a changed schema) or on resume (drift).
-  const calls = new Map(
-    todaySteps.flatMap((message) =>
-      (message?.tool_calls ?? []).map((call) => [call.id, call.function.name] as const),
-    ),
-  );
-  for (const message of result.messages) {
-    if (message.role !== 'tool' || !calls.has(message.tool_call_id)) continue;
-    const code = errorCodeOf(message.content);
-    const was = recordedResults.get(message.tool_call_id);
-    if (!code || !REFUSALS.has(code) || (was !== undefined && errorCodeOf(was) === code)) continue;
-    const toolName = calls.get(message.tool_call_id)!;
-    state.diverge(
-      'tool_changed',
-      `today's ${toolName} refuses the recorded call (${code})`,
-      was,
-      message.content,
-      stepOf(todaySteps, message.tool_call_id),
-    );
-  }
-  if (state.overrun && state.divergences.length === before) {
-    state.diverge(
-      'missing',
-      `today's agent ${state.overrun.join('/')} calls its model where the recording has no response`,
-      undefined,
-      { status: result.status },
-    );
-  }
 }
 
 /** The recorded responses of a turn, addressed to today's pending interactions. */
@@ -157,6 +56,8 @@ async function playTurn<TOutput>(
     now: new Date(recorded.at),
     ...(recorded.principal !== undefined ? { principal: recorded.principal } : {}),
   };
+  // Messages delivered as the turn played (DESIGN §30) join it at the model call they preceded.
+  const late = (recorded.late ?? []).length > 0;
   if (recorded.trigger === 'input') {
     if (!recorded.input) {
       state.diverge('missing', 'the recording does not hold the input of this turn', undefined, undefined);
@@ -165,8 +66,10 @@ async function playTurn<TOutput>(
     }
     if (!last) {
       const context = state.options.context !== undefined ? { context: state.options.context } : {};
+      if (late) return playLate(agent, recorded, { runId: state.recording.runId, ...context }, options);
       return runTurn(agent, { input: recorded.input, runId: state.recording.runId, ...context }, options);
     }
+    if (late) return playLate(agent, recorded, { snapshot: last.snapshot }, options);
     return runTurn(agent, { snapshot: last.snapshot, input: recorded.input }, options);
   }
   // A stop has no client-held form (it marks a stored run): the next turn supersedes what it cancelled.
@@ -179,7 +82,10 @@ async function playTurn<TOutput>(
   }
   const responses = responsesFor(state, recorded, last.pending);
   if (responses.length === 0) return null;
-  return respond(agent, last.snapshot, responses, options);
+  const ids = responses.map((response) => response.id);
+  const snapshot = escalatedTo(agent as Agent<unknown>, last.snapshot, ids, recorded.principal);
+  if (late) return playLate(agent, recorded, { snapshot, responses }, options);
+  return respond(agent, snapshot, responses, options);
 }
 
 /**
