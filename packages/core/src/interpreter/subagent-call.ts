@@ -10,10 +10,10 @@ import type { ToolCall } from '../types.js';
 import type { AskDraft } from './ask.js';
 import type { DriveToRest } from './child.js';
 import { finishTool, startTool } from './execute.js';
-import { afterBefore, resumeReviewed } from './hook-calls.js';
+import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import type { Run } from './run.js';
 import type { SubagentPlayer } from './subagents.js';
-import { afterToolPoint, beforeToolPoint, type ToolPointOutcome } from './tool-hooks.js';
+import type { afterToolPoint, ToolPointOutcome } from './tool-hooks.js';
 import { parseToolInput } from './tool-input.js';
 
 /** What an agent tool's call comes to: a call's outcome, or what its hooks came to. */
@@ -44,7 +44,7 @@ async function playSubagent(
   finishTool(run, call.id, tool.name, outcome.result);
   if (outcome.park) return outcome;
   const given = input ?? (parseToolInput(tool, call.function.arguments) as { input?: unknown }).input;
-  return afterToolPoint(run, tool, call, given, outcome.result);
+  return afterTool(run, tool, call, given, outcome.result);
 }
 
 /** Runs a call of an agent tool or of `answer_subagent`. */
@@ -73,10 +73,10 @@ export async function runSubagentCall(
       player,
       drive,
     );
-  if (stepCall.interaction?.review) return resumeReviewed(run, tool, stepCall, call, play);
+  if (stepCall.interaction?.review) return hooksFor(run).resumeReviewed(run, tool, stepCall, call, play);
   if (stepCall.status === 'resuming')
     return playSubagent(run, tool, stepCall, call, undefined, player, drive);
   const parsed = parseToolInput(tool, call.function.arguments);
   if (!parsed.ok) return { result: parsed.result };
-  return afterBefore(await beforeToolPoint(run, tool, call, parsed.input), play);
+  return beforeTool(run, tool, call, parsed.input, play);
 }
