@@ -18,6 +18,8 @@ const OPTIONAL = [
   'interpreter/telemetry.ts',
   'interpreter/in-doubt.ts',
   'interpreter/started.ts',
+  // An agent tool's calls (hooks included) come with the player agent tools carry.
+  'interpreter/subagent-call.ts',
 ];
 
 /** The hook machinery (DESIGN §26): the points, their chain, reviews; hooks carry it (hooks/runtime.ts). */
@@ -44,6 +46,7 @@ describe('option values that carry their code', () => {
       ['compaction', ['interpreter/compaction.ts']],
       ['defineTelemetry', ['interpreter/telemetry.ts']],
       ['createSessions', ['interpreter/in-doubt.ts', 'interpreter/started.ts']],
+      ['agentTool', ['interpreter/subagent-call.ts']],
       ['defineHook', HOOK_MACHINERY],
       ['toolPolicy', HOOK_MACHINERY],
     ];

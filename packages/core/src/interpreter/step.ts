@@ -32,7 +32,7 @@ import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool } from './execute.js';
 import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
-import { runSubagentCall } from './subagent-call.js';
+import type { playAgentToolCall } from './subagent-call.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
@@ -234,8 +234,13 @@ async function runCall(
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
-  if (tool.builtin === 'answer_subagent' || tool.subagent)
-    return runSubagentCall(run, tool, stepCall, call, drive);
+  if (tool.builtin === 'answer_subagent' || tool.subagent) {
+    // The player comes with the tool (agentTool, answerSubagentTool), so the step never imports it.
+    const player = tool.subagents as { step?: typeof playAgentToolCall } | undefined;
+    if (player?.step) return player.step(run, tool, stepCall, call, drive);
+    const result = `${tool.name} is an agent tool that was not made by agentTool or answerSubagentTool, so the loop cannot play it.`;
+    return { result: toolErrorResult('tool_error', result) };
+  }
   // Only sessions mark calls in doubt, and they hand in run.doubt (DESIGN §21).
   if (stepCall.inDoubt && run.doubt?.isInDoubt(stepCall, tool)) {
     const handled = await run.doubt.outcome(run, tool, stepCall, call);
