@@ -32,7 +32,6 @@ export type {
   ToolPolicyConfig,
   ToolRule,
 } from './hooks/index.js';
-export { defineHook, toolPolicy } from './hooks/index.js';
 export type { ApproveDecision, ResponseInput, RunTurnRequest } from './interpreter/index.js';
 export {
   type AgentTool,
@@ -43,6 +42,7 @@ export {
   approve,
   cancelQuestion,
   compaction,
+  defineHook,
   defineTelemetry,
   estimateTokens,
   expire,
@@ -50,6 +50,7 @@ export {
   reject,
   respond,
   runTurn,
+  toolPolicy,
 } from './interpreter/index.js';
 export type {
   HistoryWindow,

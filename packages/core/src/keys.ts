@@ -9,6 +9,12 @@ export const COMPACT: unique symbol = Symbol.for('turnkit.history.compact');
 /** Where a `telemetry` value made by `defineTelemetry` (or `otelTelemetry`) carries TurnKit's tracing. */
 export const TRACING: unique symbol = Symbol.for('turnkit.telemetry.tracing');
 
+/**
+ * Where a hook made by `defineHook` (or `toolPolicy`) carries the hook machinery: the four points,
+ * their chain, and deciding reviews. The loop reaches it through the run's hooks (hooks/runtime.ts).
+ */
+export const HOOKS: unique symbol = Symbol.for('turnkit.hooks.runtime');
+
 /** Whether `value` was made by the function that puts its code under `key`. */
 export function carries(value: unknown, key: symbol): boolean {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, key);

@@ -569,7 +569,8 @@ export interface TurnOptions {
   /**
    * Hooks for this call (DESIGN §26), made by `defineHook` or `toolPolicy`, run after the agent's;
    * sub-agents run only their own agent's. A review one of them asked goes on at its place in this
-   * list: give the same hooks to the call that decides it, or the hooks after it do not run.
+   * list: give the same hooks to the call that decides it, or the hooks after it do not run (a run
+   * that has no hook at all then is `CONFIG_INVALID`: hooks carry the code that decides reviews).
    */
   hooks?: readonly HookHandle[];
 }

@@ -1,7 +1,7 @@
 /**
  * Options that bring code carry it (DESIGN §18's size budget): `history: compaction({...})`,
  * `telemetry: defineTelemetry(...)` (or `otelTelemetry()`), store mode's handling of tools in doubt
- * handed in by sessions. A program that plays turns without them bundles none of that code; one
+ * handed in by sessions, hooks made by `defineHook` (or `toolPolicy`) carrying the hook machinery. A program that plays turns without them bundles none of that code; one
  * that uses them gets it through the value it imports.
  */
 import { describe, expect, it } from 'vitest';
@@ -18,15 +18,27 @@ const OPTIONAL = [
   'interpreter/telemetry.ts',
   'interpreter/in-doubt.ts',
   'interpreter/started.ts',
+  // An agent tool's calls (hooks included) come with the player agent tools carry.
+  'interpreter/subagent-call.ts',
+];
+
+/** The hook machinery (DESIGN §26): the points, their chain, reviews; hooks carry it (hooks/runtime.ts). */
+const HOOK_MACHINERY = [
+  'hooks/chain.ts',
+  'hooks/review.ts',
+  'interpreter/hook-points.ts',
+  'interpreter/model-hooks.ts',
+  'interpreter/tool-hooks.ts',
+  'interpreter/hook-calls.ts',
 ];
 
 describe('option values that carry their code', () => {
-  it('leave compaction, tracing and tools in doubt out of a client-held program', async () => {
+  it('leave compaction, tracing, tools in doubt and hooks out of a client-held program', async () => {
     const files = await bundledFiles(
       "export { answerQuestion, defineAgent, respond, runTurn, approve } from './index.js';",
     );
     expect(files).toContain('interpreter/loop.ts');
-    for (const file of OPTIONAL) expect(files).not.toContain(file);
+    for (const file of [...OPTIONAL, ...HOOK_MACHINERY]) expect(files).not.toContain(file);
   });
 
   it('bring each one with the value or the entry that uses it', async () => {
@@ -34,6 +46,9 @@ describe('option values that carry their code', () => {
       ['compaction', ['interpreter/compaction.ts']],
       ['defineTelemetry', ['interpreter/telemetry.ts']],
       ['createSessions', ['interpreter/in-doubt.ts', 'interpreter/started.ts']],
+      ['agentTool', ['interpreter/subagent-call.ts']],
+      ['defineHook', HOOK_MACHINERY],
+      ['toolPolicy', HOOK_MACHINERY],
     ];
     for (const [name, expected] of cases) {
       const files = await bundledFiles(`export { defineAgent, runTurn, ${name} } from './index.js';`);

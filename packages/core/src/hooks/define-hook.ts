@@ -2,7 +2,8 @@
  * `defineHook` (DESIGN §26): a named set of functions the loop calls at four points — before and
  * after each model call, before and after each tool call — each of which may go on, rewrite what
  * is there, give a tool's result, refuse, or ask a person. The shapes here are plain types; the
- * loop runs them (chain.ts) and turns an ask into a pending interaction (review.ts).
+ * loop runs them (chain.ts) and turns an ask into a pending interaction (review.ts), reaching that
+ * machinery through the hooks themselves (interpreter/define-hooks.ts).
  */
 import type { z } from 'zod';
 import { TurnkitError } from '../errors.js';
@@ -10,9 +11,6 @@ import type { ChatMessage, ModelSettings } from '../model.js';
 
 /** Where a hook runs. */
 export type HookPoint = 'beforeModel' | 'afterModel' | 'beforeTool' | 'afterTool';
-
-/** The points in the order a step meets them. */
-export const HOOK_POINTS: readonly HookPoint[] = ['beforeModel', 'afterModel', 'beforeTool', 'afterTool'];
 
 /** What every hook function receives besides the subject. */
 export interface HookContext<Context = unknown> {
@@ -143,18 +141,10 @@ export type AnyHook = Hook<any>;
 const FUNCTIONS = ['beforeModel', 'afterModel', 'beforeTool', 'afterTool', 'resume', 'rememberBy'] as const;
 
 /**
- * Defines a hook. Hooks run in the order they are listed (the agent's, then the call's), rewrites
- * chain, and the first `ask` or `deny` stops the chain at that point.
- *
- * @example
- * const redact = defineHook({
- *   name: 'redact-ssn',
- *   afterTool: (_call, result) => ({
- *     result: JSON.parse(JSON.stringify(result).replace(/\d{3}-\d{2}-\d{4}/g, '***-**-****')),
- *   }),
- * });
+ * A hook from its config, checked (what `defineHook` makes before it adds the machinery that runs
+ * hooks: interpreter/define-hooks.ts, so that a program without hooks bundles none of it).
  */
-export function defineHook<Context = unknown>(config: HookConfig<Context>): Hook<Context> {
+export function hookFrom<Context = unknown>(config: HookConfig<Context>): Hook<Context> {
   if (typeof config?.name !== 'string' || config.name.trim() === '') {
     throw new TurnkitError('CONFIG_INVALID', 'A hook needs a non-empty `name`: defineHook({ name, … }).');
   }
@@ -164,29 +154,4 @@ export function defineHook<Context = unknown>(config: HookConfig<Context>): Hook
     }
   }
   return Object.freeze({ ...config, kind: 'hook' as const });
-}
-
-/**
- * Checks a list of hooks (an agent's, or a call's): hooks made by `defineHook` (or `toolPolicy`),
- * with unique names, so a review names the hook that asked and a resume finds it again.
- */
-export function checkHooks(owner: string, hooks: unknown): AnyHook[] {
-  if (!Array.isArray(hooks)) throw new TurnkitError('CONFIG_INVALID', `${owner}: hooks must be an array.`);
-  const names = new Set<string>();
-  for (const hook of hooks as AnyHook[]) {
-    if (hook?.kind !== 'hook') {
-      throw new TurnkitError(
-        'CONFIG_INVALID',
-        `${owner}: each hook must be made by defineHook or toolPolicy.`,
-      );
-    }
-    if (names.has(hook.name)) {
-      throw new TurnkitError(
-        'CONFIG_INVALID',
-        `${owner} has two hooks named ${hook.name}: hook names must be unique.`,
-      );
-    }
-    names.add(hook.name);
-  }
-  return hooks as AnyHook[];
 }

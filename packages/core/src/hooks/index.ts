@@ -9,11 +9,9 @@ export {
   resumeHook,
   runChain,
 } from './chain.js';
+export { checkHooks, HOOK_POINTS } from './check.js';
 export {
   type AnyHook,
-  checkHooks,
-  defineHook,
-  HOOK_POINTS,
   type Hook,
   type HookAsk,
   type HookCall,
@@ -25,16 +23,16 @@ export {
   type HookModelResponse,
   type HookPoint,
   type HookQuestion,
+  hookFrom,
 } from './define-hook.js';
+export { reviewPayload } from './payload.js';
+export { canonicalJson, inputKey, isRemembered, rememberKey, TOOL_APPROVAL } from './remembered.js';
 export {
-  canonicalJson,
   decideReview,
   deniedResult,
   expiredReview,
   hookAnswered,
   type ReviewDeps,
   type ReviewResponse,
-  rememberKey,
-  reviewPayload,
 } from './review.js';
-export { type ToolPolicyConfig, type ToolRule, toolPolicy } from './tool-policy.js';
+export { policyHook, type ToolPolicyConfig, type ToolRule } from './tool-policy.js';

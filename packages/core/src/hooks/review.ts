@@ -10,7 +10,8 @@
 import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
 import type { HookResume, Resolution, ResolvedRecord, StoredInteraction } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
-import type { ResolutionKind, ReviewPayload } from '../types.js';
+import type { ResolutionKind } from '../types.js';
+import { rememberKey } from './remembered.js';
 
 /** The result the model reads for a call a hook (or its reviewer) denied. */
 export function deniedResult(hook: string, reason: string): string {
@@ -18,34 +19,6 @@ export function deniedResult(hook: string, reason: string): string {
     'denied',
     `This call was denied by ${hook}; it did not run (or its result was withheld). Do not repeat it unchanged: take the reason into account.`,
     { reason },
-  );
-}
-
-/** The public payload of a hook's ask: the subject as data (a model request shows its messages). */
-export function reviewPayload(interaction: StoredInteraction): ReviewPayload {
-  const { hook, point, subject } = interaction.review!;
-  const parsed = JSON.parse(subject) as unknown;
-  return {
-    hook,
-    point,
-    subject: point === 'beforeModel' ? (parsed as { messages: unknown }).messages : parsed,
-    ...(interaction.reason !== undefined ? { reason: interaction.reason } : {}),
-  };
-}
-
-/** The key of an approval remembered for the run: who remembers it (a hook, or the tool's approval), the tool, the input's key. */
-export function rememberKey(owner: string, toolName: string, inputKey: string): string {
-  return JSON.stringify([owner, toolName, inputKey]);
-}
-
-/** JSON text of a value with object keys sorted, so equal inputs give equal keys whatever their order. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, item: unknown) =>
-      typeof item === 'object' && item !== null && !Array.isArray(item)
-        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-        : item,
-    ) ?? 'null'
   );
 }
 

@@ -5,7 +5,7 @@
  * review of the call: approve, approve with an edited input, or reject.
  */
 import { TurnkitError } from '../errors.js';
-import { defineHook, type Hook, type HookContext } from './define-hook.js';
+import { type Hook, type HookContext, hookFrom } from './define-hook.js';
 
 /** One rule: a tool name, `'*'`, a prefix ending in `*`, or a name with a condition on the input. */
 export type ToolRule<Context = unknown> =
@@ -75,17 +75,8 @@ async function firstMatch<Context>(
   return false;
 }
 
-/**
- * A hook that allows, denies or asks about tool calls by rules.
- *
- * @example
- * const spending = toolPolicy({
- *   deny: ['delete_*'],
- *   ask: [{ tool: 'pay', when: (input) => (input as { amount: number }).amount > 100 }],
- * });
- * const agent = defineAgent({ name: 'shop', instructions: '…', model, tools, hooks: [spending] });
- */
-export function toolPolicy<Context = unknown>(config: ToolPolicyConfig<Context>): Hook<Context> {
+/** The `beforeTool` hook of a tool policy, checked (`toolPolicy` adds the hook machinery to it). */
+export function policyHook<Context = unknown>(config: ToolPolicyConfig<Context>): Hook<Context> {
   const owner = `toolPolicy ${config?.name ?? 'tool-policy'}`;
   const fallback = config?.default ?? 'allow';
   if (!['allow', 'deny', 'ask'].includes(fallback)) {
@@ -106,7 +97,7 @@ export function toolPolicy<Context = unknown>(config: ToolPolicyConfig<Context>)
       ...(config.assignees !== undefined ? { assignees: config.assignees } : {}),
     },
   };
-  return defineHook<Context>({
+  return hookFrom<Context>({
     name: config.name ?? 'tool-policy',
     ...(config.rememberBy ? { rememberBy: config.rememberBy } : {}),
     beforeTool: async (call, ctx) => {

@@ -15,6 +15,7 @@ import {
   type SubagentQuestionPolicy,
 } from '../tools/index.js';
 import { childRun } from './child.js';
+import { playAgentToolCall } from './subagent-call.js';
 import { answerInput, runAnswerSubagent, runSubagentCall, type SubagentPlayer } from './subagents.js';
 
 /** Options of {@link agentTool}. */
@@ -83,9 +84,13 @@ export function answerSubagentTool(): AnyFunctionTool {
   return { ...tool, builtin: 'answer_subagent', subagents: PLAYER };
 }
 
-/** What both tools carry: how the loop plays a child, and how a parent gets its `answer_subagent`. */
-const PLAYER: SubagentPlayer = {
+/**
+ * What both tools carry: how the step runs their calls (`step`, hooks included), how the loop plays
+ * a child, and how a parent gets its `answer_subagent`.
+ */
+const PLAYER: SubagentPlayer & { step: typeof playAgentToolCall } = {
   answerTool: answerSubagentTool,
+  step: playAgentToolCall,
   call: runSubagentCall,
   answer: runAnswerSubagent,
   childRun,

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
-import { decideReview, expiredReview, hookAnswered, type ReviewDeps, rememberKey } from '../hooks/index.js';
+import { inputKey, type ReviewDeps, rememberKey, TOOL_APPROVAL } from '../hooks/index.js';
 import type { Resolution, ResolvedRecord, StoredInteraction } from '../machine/index.js';
 import {
   controlCharacterIssues,
@@ -19,8 +19,7 @@ import { budgetProblems } from '../tools/index.js';
 import type { ApprovalRecord, BudgetLimits, InteractionResponse, ResolutionKind } from '../types.js';
 import { answersByHeader } from './ask.js';
 import { unsafeFormSchema } from './form-guard.js';
-import { TOOL_APPROVAL } from './hook-calls.js';
-import { hooksOf, inputKey } from './hook-points.js';
+import { hooksFor } from './hook-runtime.js';
 import type { Run } from './run.js';
 import { checkToolInput } from './tool-input.js';
 
@@ -36,7 +35,7 @@ function reviewDeps(run: Run): ReviewDeps {
         (issue): AnswerIssue => ({ path: ['edit', ...issue.path.map(pathPart)], message: issue.message }),
       );
     },
-    inputKey: (hook, input) => inputKey(hooksOf(run).find((item) => item.name === hook)?.rememberBy, input),
+    inputKey: (hook, input) => hooksFor(run).hookInputKey(run, hook, input),
   };
 }
 
@@ -137,10 +136,11 @@ function checkFormValue(interaction: StoredInteraction, value: unknown): unknown
 }
 
 /** The resolution of an interaction answered after its `expiresAt`: the answer is not used. */
-export function expiredResolution(interaction: StoredInteraction, at: string): Resolution {
+export function expiredResolution(run: Run, interaction: StoredInteraction, at: string): Resolution {
   const base = { id: interaction.id, toolCallId: interaction.toolCallId, kind: interaction.kind, at };
   // A hook's ask that expired is that point's deny (DESIGN §26).
-  if (interaction.review) return expiredReview(interaction, { ...base, resolution: 'timed_out' });
+  if (interaction.review)
+    return hooksFor(run).expiredReview(interaction, { ...base, resolution: 'timed_out' });
   const deadline = interaction.expiresAt ?? at;
   const timedOut = (result: string): Resolution => ({
     toolCallId: interaction.toolCallId,
@@ -259,7 +259,7 @@ export function decide(
 ): Resolution {
   const resolution = decideOne(run, interaction, response, at, responder);
   return interaction.review && interaction.kind !== 'review'
-    ? hookAnswered(interaction, resolution)
+    ? hooksFor(run).hookAnswered(interaction, resolution)
     : resolution;
 }
 
@@ -303,7 +303,8 @@ function decideOne(
   // made in this file, so no key is `__proto__`.
   const recordOf: RecordOf = (resolution, ...fields) => Object.assign({}, base, { resolution }, ...fields);
   if (interaction.kind === 'budget') return decideBudget(interaction, response, recordOf, rationale);
-  if (interaction.kind === 'review') return decideReview(interaction, response, recordOf, reviewDeps(run));
+  if (interaction.kind === 'review')
+    return hooksFor(run).decideReview(interaction, response, recordOf, reviewDeps(run));
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
     toolCallId,
     records: [record],

@@ -12,9 +12,6 @@ import type { Run } from './run.js';
 import { afterToolPoint, beforeToolPoint, type ToolPointOutcome } from './tool-hooks.js';
 import { parseToolInput } from './tool-input.js';
 
-/** Who a tool's own approval remembered for the run (`remember: 'run'`) is kept under. */
-export const TOOL_APPROVAL = 'approval';
-
 /** How a call goes on once its beforeTool hooks let it: the tool's own approval, then the tool. */
 export type GoOn<T> = (input: unknown, raw: string, options?: { editedInput?: unknown }) => Promise<T>;
 

@@ -10,15 +10,15 @@ import {
   type AnyHook,
   applyDecision,
   type ChainOutcome,
-  canonicalJson,
   checkHooks,
   HOOK_POINTS,
   type HookAsk,
   type HookFailure,
   type HookPoint,
   hookErrorMessage,
+  inputKey,
+  isRemembered,
   type PointHost,
-  rememberKey,
   resumeHook,
   runChain,
 } from '../hooks/index.js';
@@ -67,21 +67,9 @@ export function hasHooks(run: Run, point: HookPoint): boolean {
   return points.has(point);
 }
 
-/** The key a `remember: 'run'` approval keeps for an input: `rememberBy`'s, else the input itself. */
-export function inputKey(rememberBy: ((input: unknown) => string) | undefined, input: unknown): string {
-  if (rememberBy) {
-    try {
-      return String(rememberBy(input));
-    } catch {
-      // A key function that fails remembers nothing wider than the input itself.
-    }
-  }
-  return canonicalJson(input);
-}
-
-/** Whether an approval remembered for the run covers `owner`'s ask on this tool and input. */
-export function isRemembered(run: Run, owner: string, toolName: string, key: string): boolean {
-  return run.state.context.remembered?.includes(rememberKey(owner, toolName, key)) ?? false;
+/** The key an approval remembered by `hook` (a hook of the run) keeps for this input. */
+export function hookInputKey(run: Run, hook: string, input: unknown): string {
+  return inputKey(hooksOf(run).find((item) => item.name === hook)?.rememberBy, input);
 }
 
 export function hostOf(run: Run, point: HookPoint, toolCallId?: string): PointHost {
@@ -101,7 +89,12 @@ export function hostOf(run: Run, point: HookPoint, toolCallId?: string): PointHo
       ? {
           remembered: (hook: AnyHook, subject: unknown) => {
             const { name, input } = subject as { name: string; input: unknown };
-            return isRemembered(run, hook.name, name, inputKey(hook.rememberBy, input));
+            return isRemembered(
+              run.state.context.remembered,
+              hook.name,
+              name,
+              inputKey(hook.rememberBy, input),
+            );
           },
         }
       : {}),

@@ -16,6 +16,7 @@ export {
   SUMMARY_PREFIX,
 } from './compaction.js';
 export { activeHandoffIn } from './decode.js';
+export { defineHook, toolPolicy } from './define-hooks.js';
 export { beginTurn, emit } from './events.js';
 export { sendSettling } from './handoff-switch.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';

@@ -11,8 +11,7 @@ import { costOf, limitsOf, pauseForBudget, spendModelCall, spentOf } from './bud
 import type { Compactor } from './compaction.js';
 import { emit, emitResolved } from './events.js';
 import { inputFilterError, modelMessages, sendSettling } from './handoff-switch.js';
-import { hookError } from './hook-points.js';
-import { afterModelPoint, beforeModelPoint, messageOf, modelPoint, responseSubject } from './model-hooks.js';
+import { hookRuntime, hooksFor } from './hook-runtime.js';
 import { checkFinalAnswer, outputFeedback } from './output.js';
 import { resultOf, toPending } from './result.js';
 import { encodeRun, nowIso, type Run, send, stateOf, tracingOf } from './run.js';
@@ -119,10 +118,11 @@ async function requestFor(run: Run): Promise<ModelRequest | undefined> {
   const resume = run.state.context.hookResume;
   // A beforeModel review decided (DESIGN §26): its point goes on with the request it reviewed.
   if (resume?.point === 'beforeModel') {
+    const hooks = hooksFor(run);
     const stored = JSON.parse(resume.subject) as Pick<ModelRequest, 'messages' | 'settings'>;
-    return modelPoint(
+    return hooks.modelPoint(
       run,
-      await beforeModelPoint(run, { ...modelRequest(run, ''), ...stored }, resume),
+      await hooks.beforeModelPoint(run, { ...modelRequest(run, ''), ...stored }, resume),
       resume,
     );
   }
@@ -144,8 +144,10 @@ async function requestFor(run: Run): Promise<ModelRequest | undefined> {
     return void send(run, { type: 'MODEL_FAILED', error: compaction.error });
   }
   if (compaction === 'compacted') request = modelRequest(run, instructions);
-  const before = beforeModelPoint(run, request);
-  return modelPoint(run, before instanceof Promise ? await before : before);
+  const hooks = hookRuntime(run);
+  if (!hooks) return request;
+  const before = hooks.beforeModelPoint(run, request);
+  return hooks.modelPoint(run, before instanceof Promise ? await before : before);
 }
 
 async function callModel(run: Run): Promise<void> {
@@ -154,9 +156,10 @@ async function callModel(run: Run): Promise<void> {
   // An afterModel review decided (DESIGN §26): the reviewed response goes on, the model is not called again.
   const resume = context.hookResume;
   if (resume?.point === 'afterModel') {
-    const message = modelPoint(
+    const hooks = hooksFor(run);
+    const message = hooks.modelPoint(
       run,
-      await afterModelPoint(run, messageOf(JSON.parse(resume.subject)), resume),
+      await hooks.afterModelPoint(run, hooks.messageOf(JSON.parse(resume.subject)), resume),
       resume,
     );
     if (message) responded(run, sanitize(message, context.modelCalls + 1));
@@ -211,21 +214,23 @@ async function callModel(run: Run): Promise<void> {
     message,
   });
   // afterModel hooks (DESIGN §26); a failure keeps the response, so a retry does not call the model again.
+  const hooks = hookRuntime(run);
+  if (!hooks) return responded(run, message);
   const held = (): HookResume => ({
     point: 'afterModel',
     hook: '',
     from: 0,
-    subject: JSON.stringify(responseSubject(message)),
+    subject: JSON.stringify(hooks.responseSubject(message)),
   });
-  const after = afterModelPoint(run, message);
-  const kept = modelPoint(run, after instanceof Promise ? await after : after, held);
+  const after = hooks.afterModelPoint(run, message);
+  const kept = hooks.modelPoint(run, after instanceof Promise ? await after : after, held);
   if (kept) responded(run, kept === message ? message : sanitize(kept, context.modelCalls + 1));
 }
 
 async function executeStep(run: Run): Promise<void> {
   const { outcomes, failure } = await runStep(run, driveToRest);
   // A hook failed (DESIGN §26): the other calls' outcomes are kept and the turn fails.
-  if (failure) return send(run, { type: 'HOOK_FAILED', outcomes, error: hookError(failure) });
+  if (failure) return send(run, { type: 'HOOK_FAILED', outcomes, error: hooksFor(run).hookError(failure) });
   sendSettling(run, { type: 'TOOLS_SETTLED', outcomes });
   for (const outcome of outcomes) {
     if ('interaction' in outcome)

@@ -176,7 +176,7 @@ export function prepareResolutions(
     if (owner || interaction === context.budgetPause) {
       const expired = interaction.expiresAt !== null && at.getTime() >= Date.parse(interaction.expiresAt);
       if (expired) {
-        prepared.push(expiredResolution(interaction, stamp));
+        prepared.push(expiredResolution(run, interaction, stamp));
         continue;
       }
       if (responder.by === 'user') checkResponder(run, interaction, response.type);

@@ -6,7 +6,7 @@
  * finished; calls interrupted by an abort get none and run again on retry.
  */
 import { HANDOFF_IGNORED, transferCalls } from '../handoffs/index.js';
-import type { HookFailure } from '../hooks/index.js';
+import { type HookFailure, inputKey, isRemembered, TOOL_APPROVAL } from '../hooks/index.js';
 import {
   type CallResult,
   extend,
@@ -30,11 +30,9 @@ import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { decideApproval, execute, finishTool } from './execute.js';
-import { afterBefore, resumeReviewed, TOOL_APPROVAL } from './hook-calls.js';
-import { inputKey, isRemembered } from './hook-points.js';
+import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
-import { runSubagentCall } from './subagent-call.js';
-import { afterToolPoint, beforeToolPoint } from './tool-hooks.js';
+import type { playAgentToolCall } from './subagent-call.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
@@ -116,7 +114,7 @@ async function runTool(
   const outcome = await execute(run, tool, call, input, options);
   if (!outcome) return outcome;
   // DESIGN §26: what the tool returned goes through the afterTool hooks before the model reads it.
-  if ('result' in outcome) return afterToolPoint(run, tool, call, input, outcome.result);
+  if ('result' in outcome) return afterTool(run, tool, call, input, outcome.result);
   const { request } = outcome.ask;
   if (run.options.interactive === false && request && !('approval' in request)) {
     const result = toolErrorResult('user_input_unavailable', unavailableMessage(run, tool.name));
@@ -175,9 +173,7 @@ async function askPolicy(
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
   const parsed = parseToolInput(tool, call.function.arguments);
   if (!parsed.ok) return { result: parsed.result };
-  return afterBefore(await beforeToolPoint(run, tool, call, parsed.input), (input, raw) =>
-    approveOrRun(run, tool, call, input, raw),
-  );
+  return beforeTool(run, tool, call, parsed.input, (input, raw) => approveOrRun(run, tool, call, input, raw));
 }
 
 /**
@@ -194,7 +190,7 @@ async function approveOrRun(
 ): Promise<CallOutcome> {
   const remembered = () =>
     isRemembered(
-      run,
+      run.state.context.remembered,
       TOOL_APPROVAL,
       tool.name,
       inputKey(tool.approval?.rememberBy as ((input: unknown) => string) | undefined, input),
@@ -238,8 +234,13 @@ async function runCall(
     };
   }
   if (tool.kind === 'question') return askQuestion(run, tool, call, notAlone);
-  if (tool.builtin === 'answer_subagent' || tool.subagent)
-    return runSubagentCall(run, tool, stepCall, call, drive);
+  if (tool.builtin === 'answer_subagent' || tool.subagent) {
+    // The player comes with the tool (agentTool, answerSubagentTool), so the step never imports it.
+    const player = tool.subagents as { step?: typeof playAgentToolCall } | undefined;
+    if (player?.step) return player.step(run, tool, stepCall, call, drive);
+    const result = `${tool.name} is an agent tool that was not made by agentTool or answerSubagentTool, so the loop cannot play it.`;
+    return { result: toolErrorResult('tool_error', result) };
+  }
   // Only sessions mark calls in doubt, and they hand in run.doubt (DESIGN §21).
   if (stepCall.inDoubt && run.doubt?.isInDoubt(stepCall, tool)) {
     const handled = await run.doubt.outcome(run, tool, stepCall, call);
@@ -247,7 +248,7 @@ async function runCall(
   }
   // A hook's review decided (DESIGN §26): its point goes on after the hook that asked.
   if (stepCall.interaction?.review) {
-    return resumeReviewed(run, tool, stepCall, call, (input, raw, options) =>
+    return hooksFor(run).resumeReviewed(run, tool, stepCall, call, (input, raw, options) =>
       approveOrRun(run, tool, call, input, raw, options),
     );
   }
