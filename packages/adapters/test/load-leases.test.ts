@@ -19,7 +19,12 @@ import {
 } from './helpers/lease-agent.js';
 import { findServers, sharedStores } from './helpers/lease-stores.js';
 
-const LEASE_MS = 300;
+/**
+ * Long enough that the renewals of 12 turns in one process keep up while the whole suite shares two
+ * cores (at 300 ms a starved event loop let a lease lapse now and then, and a duplicate then took the
+ * run over, as §12 allows); short enough that each turn lasts three leases.
+ */
+const LEASE_MS = 500;
 /** Each approved turn executes a tool this long: three leases. */
 const TOOL_MS = 3 * LEASE_MS;
 const DUPLICATE_EVERY_MS = LEASE_MS / 2;
