@@ -124,6 +124,7 @@ describe('the named examples of the documentation', () => {
       'mcp-tools',
       'postgres-handler',
       'quickstart',
+      'replay',
       'sessions',
       'stop',
       'subagents',
@@ -297,6 +298,11 @@ describe('the named examples of the documentation', () => {
     ]);
     expect(lines[2]).toMatch(/^\[ 'grace' \] Reminder: procurement:1 expires at \d{4}-\d\d-\d\dT/);
     expect(lines[3]).toBe('completed Ordered.');
+  });
+
+  it('replay: a stored run replays with no divergence, and a change that drops its question is found', async () => {
+    const lines = (await runExample('replay')).trim().split('\n');
+    expect(lines).toEqual(['0 completed', "[ 'pause at turn 1', 'tool_changed at turn 1' ]"]);
   });
 
   it('http-handler: a Web-standard handler on Node, behind a bearer token, with runs in a file store', async () => {
