@@ -26,6 +26,23 @@ const streamBody = (taskId?: string) => ({
 });
 
 describe('a2aProtocol under hostile clients', () => {
+  it('answers HEAD, OPTIONS and wrong methods on its card and its endpoint without a server fault, and starts no task', async () => {
+    const faults: unknown[] = [];
+    const store = memoryStore();
+    const url = await serveA2a({ agent: inventoryAgent(), store, onError: (error) => faults.push(error) });
+    const card = await fetch(`${url}/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    const head = await fetch(`${url}/.well-known/agent-card.json`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    for (const method of ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']) {
+      const response = await fetch(`${url}/a2a`, { method });
+      expect([method, response.status < 500]).toEqual([method, true]);
+      expect([method, response.status === 200]).toEqual([method, false]);
+    }
+    expect(await store.listPending?.({}, 10, null)).toMatchObject({ items: [] });
+    expect(faults).toEqual([]);
+  });
+
   it('runs the approved tool once when two approvals of one task race; the loser gets a JSON-RPC answer, never a 500', async () => {
     const thawed: string[][] = [];
     const faults: unknown[] = [];

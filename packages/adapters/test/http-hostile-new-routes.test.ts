@@ -22,7 +22,7 @@ import {
 
 afterEach(closeServers);
 
-describe('the stop, fork, inbox and answer-link routes asked with HEAD, OPTIONS and wrong methods', () => {
+describe('the stop, fork, extend, inbox and answer-link routes asked with HEAD, OPTIONS and wrong methods', () => {
   it('answers HEAD and other methods on the POST routes with the 404 problem the older routes give, and changes nothing', async () => {
     const setup = await paused();
     const server = await serve(setup.handler);
@@ -32,6 +32,7 @@ describe('the stop, fork, inbox and answer-link routes asked with HEAD, OPTIONS 
     for (const path of [
       `/runs/${setup.runId}/stop`,
       `/runs/${setup.runId}/fork`,
+      `/runs/${setup.runId}/extend`,
       `/interactions/${setup.link}`,
     ]) {
       for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
@@ -85,6 +86,7 @@ describe('the stop, fork, inbox and answer-link routes asked with HEAD, OPTIONS 
     const paths = [
       `/runs/${withCors.runId}/stop`,
       `/runs/${withCors.runId}/fork`,
+      `/runs/${withCors.runId}/extend`,
       '/interactions',
       `/interactions/${withCors.link}`,
     ];
