@@ -1,14 +1,3 @@
-/**
- * `sessions.recording(runId)` on the file, Redis and PostgreSQL stores (DESIGN §28): a run played by
- * one process, recorded by another from the store alone, replays through today's agent with no
- * divergence and without running a tool — the whole transcript included when it was compacted,
- * a run whose worker was killed inside a tool (its in-doubt ask is not the agent's doing), and a run
- * handed off and back (DESIGN §27), replayed through the root alone.
- */
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   askUserQuestion,
   compaction,
@@ -18,21 +7,13 @@ import {
   type SnapshotStore,
 } from '@turnkit/core';
 import { replay, type ScriptedStep, scriptedModel } from '@turnkit/core/testing';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fileStore } from '../src/stores/file-store.js';
-import { postgresStore } from '../src/stores/postgres-store.js';
-import { redisStore } from '../src/stores/redis-store.js';
 import { handoffAgents } from './helpers/handoff-agents.js';
 import { countingChargeAgent } from './helpers/in-doubt-agent.js';
 import { bundleInDoubtWorker, killedInsideExecute, LEASE_MS, leaseLapse } from './helpers/in-doubt-kill.js';
 import { findServers, sharedStores } from './helpers/lease-stores.js';
-import { serverUrl } from './store-servers.js';
 
-const pgUrl = serverUrl('TURNKIT_PG_URL', 'PostgreSQL');
-const redisUrl = serverUrl('TURNKIT_REDIS_URL', 'Redis');
 const servers = findServers();
 bundleInDoubtWorker();
 
@@ -122,50 +103,20 @@ async function recordAndReplay(store: SnapshotStore): Promise<void> {
   expect(runs).toEqual({ thaw: 1, note: 6 });
 }
 
-describe('fileStore: sessions.recording', () => {
-  it('records a run another process replays with no divergence, running no tool', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'turnkit-replay-'));
-    try {
-      await recordAndReplay(fileStore(dir));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe.skipIf(!redisUrl)('redisStore: sessions.recording', () => {
-  let client: Redis;
-  const prefix = `turnkit-test:${randomUUID()}:`;
-  beforeAll(async () => {
-    client = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    await client.connect();
-  });
-  afterAll(async () => {
-    const keys = await client.keys(`${prefix}*`);
-    if (keys.length > 0) await client.del(...keys);
-    await client.quit();
-  });
-
-  it('records a run another process replays with no divergence, running no tool', async () => {
-    await recordAndReplay(redisStore(client, { prefix }));
-  });
-});
-
-describe.skipIf(!pgUrl)('postgresStore: sessions.recording', () => {
-  let pool: pg.Pool;
-  const table = `turnkit_test_${randomUUID().replaceAll('-', '')}`;
-  beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: pgUrl, max: 4 });
-    await postgresStore(pool, { table }).migrate();
-  });
-  afterAll(async () => {
-    await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_log, ${table}_pending`);
-    await pool.end();
-  });
-
-  it('records a run another process replays with no divergence, running no tool', async () => {
-    await recordAndReplay(postgresStore(pool, { table }));
-  });
+describe('sessions.recording on the file, Redis and PostgreSQL stores', () => {
+  for (const kind of ['file', 'redis', 'postgres'] as const) {
+    it.skipIf(servers.missing(kind))(
+      `${kind}: records a run another process replays with no divergence, running no tool`,
+      async () => {
+        const backend = await sharedStores(kind, 'replay', 1, servers.urls[kind]);
+        try {
+          await recordAndReplay(backend.stores[0]!);
+        } finally {
+          await backend.teardown();
+        }
+      },
+    );
+  }
 });
 
 describe('sessions.recording of a run whose worker died inside a tool (DESIGN §21)', () => {
