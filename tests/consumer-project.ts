@@ -14,6 +14,14 @@ import { packedTarballsFor, root } from './packed.js';
 
 const execute = promisify(execFile);
 
+/**
+ * How long a project's `npm install` may take. Alone it takes under a minute; in a full `npm test`
+ * on two cores, with both peer-matrix columns and the consumer installing at once beside the other
+ * packages' tests, npm's resolving and unpacking went past four minutes (CI, round 4). A slow
+ * install is not what these tests are about; a hung one still ends.
+ */
+export const INSTALL_TIMEOUT_MS = 600_000;
+
 /** The user's files, as the READMEs and the guides show them: file name → example name. */
 export const README_FILES: Record<string, string> = {
   'agent.ts': 'agent',
@@ -105,7 +113,16 @@ export async function createConsumerProject(
     join(dir, 'package.json'),
     JSON.stringify({ name: 'my-agent', private: true, type: 'module', dependencies }, null, 2),
   );
-  await project.run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs]);
+  const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs];
+  await execute('npm', install, { cwd: dir, env: cleanEnv(), timeout: INSTALL_TIMEOUT_MS }).catch(
+    (error: { killed?: boolean; stdout?: string; stderr?: string; message: string }) => {
+      const output = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim().slice(-4000);
+      const why = error.killed
+        ? `did not finish in ${INSTALL_TIMEOUT_MS / 1000} s and was stopped`
+        : 'failed';
+      throw new Error(`npm install in ${dir} ${why}:\n${output || error.message}`);
+    },
+  );
   const examples = new Map((await namedExamples()).map((example) => [example.name, example.code]));
   for (const [file, example] of Object.entries(README_FILES)) {
     const code = examples.get(example);

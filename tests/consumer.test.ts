@@ -19,6 +19,7 @@ import {
   type ConsumerProject,
   cleanEnv,
   createConsumerProject,
+  INSTALL_TIMEOUT_MS,
   README_FILES,
   workspaceVersion,
   writeTsconfig,
@@ -160,7 +161,7 @@ beforeAll(async () => {
   await writeFile(join(project.dir, 'chat', 'frontend-server.ts'), frontendServer);
   await writeFile(join(project.dir, 'chat', 'agent.ts'), CHAT_AGENT);
   await writeFile(join(project.dir, 'chat', 'client.ts'), CHAT_CLIENT);
-}, 300_000);
+}, INSTALL_TIMEOUT_MS + 120_000);
 
 afterAll(() => (project ? rm(project.dir, { recursive: true, force: true }) : undefined));
 

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConsumerProject,
   createConsumerProject,
+  INSTALL_TIMEOUT_MS,
   README_FILES,
   workspaceVersion,
   writeTsconfig,
@@ -156,7 +157,7 @@ function scriptRun(column: ColumnName, major: number): Promise<ScriptRun> {
 // own tests (with npm's output), not the other column's.
 beforeAll(async () => {
   await Promise.allSettled([projectOf('lowest'), projectOf('highest'), ...NODES.map(nodeBinary)]);
-}, 600_000);
+}, INSTALL_TIMEOUT_MS + 120_000);
 
 afterAll(async () => {
   for (const project of projects.values()) {
