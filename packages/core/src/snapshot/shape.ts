@@ -54,12 +54,14 @@ const optional =
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const object = (fields: Record<string, Check>): Check => {
-  const entries = Object.entries(fields);
+  // Two flat lists walked by index: no entry pair destructured per field on every resume.
+  const keys = Object.keys(fields);
+  const checks = keys.map((key) => fields[key]!);
   return (value) => {
     if (!isObject(value)) return fail('an object', value);
-    for (const [key, check] of entries) {
-      const problem = check(value[key]);
-      if (problem) return `.${key}${problem}`;
+    for (let index = 0; index < keys.length; index++) {
+      const problem = checks[index]!(value[keys[index]!]);
+      if (problem) return `.${keys[index]}${problem}`;
     }
     return null;
   };

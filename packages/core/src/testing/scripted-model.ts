@@ -6,7 +6,14 @@
  * request. A compaction request is answered by the `compaction` option, outside the script.
  */
 import { ModelError } from '../errors.js';
-import type { AssistantMessage, ModelAdapter, ModelRequest, ModelUsage, ToolCall } from '../types.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ModelAdapter,
+  ModelRequest,
+  ModelUsage,
+  ToolCall,
+} from '../types.js';
 
 /** One scripted tool call: `arguments` is an object (sent as JSON) or a raw string sent as is. */
 export interface ScriptedToolCall {
@@ -59,6 +66,13 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** How many assistant messages a request holds: the step to play (counted, not filtered into a copy). */
+function assistantMessagesIn(messages: readonly ChatMessage[]): number {
+  let count = 0;
+  for (let index = 0; index < messages.length; index++) if (messages[index]!.role === 'assistant') count++;
+  return count;
+}
+
 /**
  * A model that plays `steps` in order, one per model call.
  *
@@ -73,7 +87,7 @@ export function scriptedModel(steps: ScriptedStep[], options: ScriptedModelOptio
     name: options.name ?? 'scripted',
     async generate(request) {
       const compacting = request.purpose === 'compaction';
-      const index = request.messages.filter((message) => message.role === 'assistant').length;
+      const index = assistantMessagesIn(request.messages);
       if (options.delayMs) await wait(options.delayMs, request.signal);
       if (request.signal?.aborted) throw abortError();
       let step = compacting ? (options.compaction ?? 'A summary of the earlier conversation.') : steps[index];
