@@ -13,6 +13,7 @@ import {
   type PendingInteraction,
 } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
+import { createEventHub, type HubMessage } from '../src/events/hub.js';
 import { createHandler, type RouteInfo } from '../src/http/public.js';
 import { lineAgent, told } from './helpers/kept-asks.js';
 import { send } from './http-fixtures.js';
@@ -132,6 +133,40 @@ describe('HTTP: asks that are kept', () => {
     expect(told(requests, 'and log it')).toEqual([0, 1]);
     const bad = await send(handler, 'POST', `${run}/messages`, { input: 'x', mode: 'later' }, as('owner'));
     expect(bad.status).toBe(400);
+  });
+
+  it('streams message_queued and message_delivered to subscribers without the message, with messages: false too', async () => {
+    const eventHub = createEventHub();
+    const handler = createHandler({
+      agent: keptAgent(),
+      store: memoryStore(),
+      eventHub,
+      messages: false,
+      authorize: byUser,
+    });
+    const started = await send(handler, 'POST', '/runs', { input: 'thaw' }, as('owner'));
+    const runId = started.body.runId as string;
+    const heard: HubMessage[] = [];
+    const subscription = await eventHub.subscribe(runId, (message) => heard.push(message));
+    const queued = await send(
+      handler,
+      'POST',
+      `/runs/${runId}/messages`,
+      { input: 'and log the lot number 4471-secret', mode: 'queue', messageId: 'm-1' },
+      as('owner'),
+    );
+    expect(queued.status).toBe(202);
+    const answered = await send(handler, 'POST', `/runs/${runId}/answer`, { answers: 'K562' }, as('ada'));
+    expect(answered.body.status).toBe('completed');
+    subscription.unsubscribe();
+    const types = heard.map((message) => (message.data as { type?: string }).type ?? message.event);
+    expect(types).toEqual(expect.arrayContaining(['message_queued', 'message_delivered']));
+    const delivered = heard.find(
+      (message) => (message.data as { type?: string }).type === 'message_delivered',
+    );
+    expect(delivered?.data).toMatchObject({ messageId: 'm-1' });
+    expect(delivered?.data).not.toHaveProperty('messages');
+    expect(JSON.stringify(heard)).not.toContain('4471-secret');
   });
 
   it("refuses mode 'queue' in client-held mode (400)", async () => {

@@ -17,14 +17,22 @@ import { type RunView, stateView } from './view.js';
 const BEFORE_CLAIM: ReadonlySet<AgentEvent['type']> = new Set(['turn_started', 'interaction_resolved']);
 
 /**
- * An event as subscribers get it: a turn's `input` (the messages a client just sent, kept in the
- * event for recordings, DESIGN §28) is left out, so a long message is not queued again for every
- * subscriber; `GET /runs/:id` has it.
+ * An event as subscribers get it: the messages a turn adds — a turn's `input` (what a client just
+ * sent) and a queued message's `messages` as it is delivered (DESIGN §30), both kept in the event
+ * for recordings (DESIGN §28) — are left out, so a long message is not queued again for every
+ * subscriber, and a handler built with `messages: false` sends no transcript text on its streams.
+ * `GET /runs/:id` has them (when the handler shows messages).
  */
 function published(event: AgentEvent): AgentEvent {
-  if (event.type !== 'turn_started' || event.input === undefined) return event;
-  const { input: _, ...rest } = event;
-  return rest;
+  if (event.type === 'turn_started' && event.input !== undefined) {
+    const { input: _, ...rest } = event;
+    return rest;
+  }
+  if (event.type === 'message_delivered' && event.messages !== undefined) {
+    const { messages: _, ...rest } = event;
+    return rest;
+  }
+  return event;
 }
 
 /** The run's seq after a result: its last event's, else the one its snapshot records. */
