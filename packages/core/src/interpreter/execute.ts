@@ -89,7 +89,14 @@ export async function execute(
   }
   const timeout = tool.timeoutMs === undefined ? null : AbortSignal.timeout(tool.timeoutMs);
   const signals = [turnSignal, timeout].filter((signal): signal is AbortSignal => signal != null);
-  const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+  // One source is handed on as it is: `AbortSignal.any` keeps weak references and a finalizer per
+  // signal it makes, which showed as garbage-collector time on every store-mode tool call.
+  const signal =
+    signals.length === 0
+      ? new AbortController().signal
+      : signals.length === 1
+        ? signals[0]!
+        : AbortSignal.any(signals);
   startTool(run, call.id, tool.name, options.response !== undefined);
   const ctx = toolContext(run, call.id, signal);
   const { response, editedInput, reconcile } = options;
