@@ -85,7 +85,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): SnapshotStore {
     if (!entries || entries.length === 0) return;
     const keys: string[] = [];
     for (const entry of entries) {
-      const item = structuredClone({ ...entry, runId });
+      // A copy through JSON, as the other stores keep entries (several times faster than structuredClone here).
+      const item = JSON.parse(JSON.stringify({ ...entry, runId })) as PendingItem;
       const key = pendingKey(item);
       if (pending.has(key)) continue;
       pending.set(key, item);
