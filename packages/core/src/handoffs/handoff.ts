@@ -4,7 +4,13 @@
  * so two agents can name each other.
  */
 import { TurnkitError } from '../errors.js';
-import { type AnyAgent, checkApprovalPolicy, type Handoff, type HandoffOptions } from '../tools/index.js';
+import {
+  type AnyAgent,
+  checkApprovalPolicy,
+  checkKeptAsk,
+  type Handoff,
+  type HandoffOptions,
+} from '../tools/index.js';
 
 /** A handoff as the loop uses it: its agent, its tool's name and description, its options. */
 export interface ResolvedHandoff {
@@ -68,7 +74,11 @@ function checkOptions(owner: string, options: HandoffOptions): void {
   if (inputFilter !== undefined && typeof inputFilter !== 'function') {
     throw new TurnkitError('CONFIG_INVALID', `${owner}: inputFilter must be a function of the messages.`);
   }
-  if (approval !== undefined && typeof approval !== 'boolean') checkApprovalPolicy(owner, approval);
+  if (approval !== undefined && typeof approval !== 'boolean') {
+    checkApprovalPolicy(owner, approval);
+    // A handoff's approval has no expiry of its own: a reminder could never be sent.
+    checkKeptAsk(`${owner}: approval`, approval, false);
+  }
 }
 
 /** `transfer_to_<name>`, the name's other characters as `_`, cut to the 64 characters a tool name may have. */

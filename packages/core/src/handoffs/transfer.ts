@@ -5,7 +5,9 @@
  * marks the switch; the loop makes the switch when the step that called it ends (see step.ts).
  */
 import { z } from 'zod';
-import { type AnyAgent, type AnyFunctionTool, defineTool, type HandoffInput } from '../tools/index.js';
+import { hashSchema, toJsonSchema } from '../tools/define-tool.js';
+import type { AnyAgent, AnyFunctionTool } from '../tools/index.js';
+import type { ToolSpec } from '../types.js';
 import { handoffsOf, type ResolvedHandoff } from './handoff.js';
 
 /** Each playing agent's transfer tools, by tool name. */
@@ -13,18 +15,42 @@ const transfers = new WeakMap<AnyAgent, ReadonlyMap<string, ResolvedHandoff>>();
 /** The playing form of each agent that has handoffs. */
 const playing = new WeakMap<AnyAgent, AnyAgent>();
 
+/** A transfer tool's input (`HandoffInput`), and its JSON Schema: the same for every handoff, made once. */
+let shape:
+  | { input: z.ZodType; parameters: ToolSpec['function']['parameters']; schemaHash: string }
+  | undefined;
+
+function transferShape(): NonNullable<typeof shape> {
+  if (shape) return shape;
+  const input = z.object({
+    reason: z.string().optional().describe('Why the conversation is handed over, for the agent taking it.'),
+  });
+  const parameters = toJsonSchema('A transfer tool: its input schema', input);
+  shape = { input, parameters, schemaHash: hashSchema(parameters) };
+  return shape;
+}
+
+/**
+ * The transfer tool of a handoff: the function tool `defineTool` would make of it, built here
+ * without `defineTool`'s checks (DESIGN §18's size budget: every program bundles handoffs, since
+ * `handoffs` may list plain agents). Its name was checked by `handoff()` or made valid by
+ * `transferToolName`; `handoff()` checked its approval policy.
+ */
 function transferTool(handoff: ResolvedHandoff): AnyFunctionTool {
   const { approval } = handoff.options;
-  return defineTool({
-    name: handoff.toolName,
-    description: handoff.description,
-    input: z.object({
-      reason: z.string().optional().describe('Why the conversation is handed over, for the agent taking it.'),
-    }),
+  const { toolName: name, description } = handoff;
+  const { input, parameters, schemaHash } = transferShape();
+  return {
+    name,
+    description,
+    input,
     ...(approval ? { needsApproval: true } : {}),
-    ...(typeof approval === 'object' ? { approval } : {}),
-    execute: (_input: HandoffInput) => ({ ok: true, transferred_to: handoff.agent.name }),
-  }) as AnyFunctionTool;
+    ...(typeof approval === 'object' ? { approval: approval as AnyFunctionTool['approval'] } : {}),
+    execute: () => ({ ok: true, transferred_to: handoff.agent.name }),
+    kind: 'function',
+    spec: { type: 'function', function: { name, description, parameters } },
+    schemaHash,
+  };
 }
 
 /**
