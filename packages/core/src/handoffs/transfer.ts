@@ -5,8 +5,7 @@
  * marks the switch; the loop makes the switch when the step that called it ends (see step.ts).
  */
 import { z } from 'zod';
-import { hashSchema, toJsonSchema } from '../tools/define-tool.js';
-import type { AnyAgent, AnyFunctionTool } from '../tools/index.js';
+import { type AnyAgent, type AnyFunctionTool, hashSchema, toJsonSchema } from '../tools/index.js';
 import type { ToolSpec } from '../types.js';
 import { handoffsOf, type ResolvedHandoff } from './handoff.js';
 

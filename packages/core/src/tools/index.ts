@@ -1,7 +1,7 @@
 /** Tools and agents as plain descriptions: `defineTool`, `askUserQuestion`, `defineAgent` (`agentTool` carries the interpreter's player, so it lives there). */
 export { BUDGET_KEYS, budgetProblems, checkBudget, checkPricing, mergeBudgets } from './budget-config.js';
 export { defineAgent } from './define-agent.js';
-export { defineTool, hashSchema } from './define-tool.js';
+export { defineTool, hashSchema, toJsonSchema } from './define-tool.js';
 export type * from './definitions.js';
 export {
   type CompactContext,
