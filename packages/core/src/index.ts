@@ -44,12 +44,14 @@ export {
   compaction,
   defineHook,
   defineTelemetry,
+  defineTool,
   estimateTokens,
   expire,
   provideInput,
   reject,
   respond,
   runTurn,
+  shellAskTool,
   toolPolicy,
 } from './interpreter/index.js';
 export type {
@@ -149,10 +151,8 @@ export {
   askUserQuestion,
   DEFAULT_KEEP_RECENT,
   defineAgent,
-  defineTool,
   hashSchema,
   SHELL_ASK_USAGE,
-  shellAskTool,
   shellWords,
 } from './tools/index.js';
 export type * from './types.js';

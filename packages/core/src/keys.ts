@@ -15,6 +15,13 @@ export const TRACING: unique symbol = Symbol.for('turnkit.telemetry.tracing');
  */
 export const HOOKS: unique symbol = Symbol.for('turnkit.hooks.runtime');
 
+/**
+ * Where a function tool made by `defineTool` (or `shellAskTool`) carries what turns its `ctx.ask`
+ * into an interaction and hands the answer to its `resume` (interpreter/tool-asks.ts). The step
+ * reaches it through the tool, so a program without function tools bundles none of it.
+ */
+export const ASKS: unique symbol = Symbol.for('turnkit.tool.asks');
+
 /** Whether `value` was made by the function that puts its code under `key`. */
 export function carries(value: unknown, key: symbol): boolean {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, key);

@@ -7,6 +7,7 @@
  */
 import { HANDOFF_IGNORED, transferCalls } from '../handoffs/index.js';
 import { type HookFailure, inputKey, isRemembered, TOOL_APPROVAL } from '../hooks/index.js';
+import { ASKS } from '../keys.js';
 import {
   type CallResult,
   extend,
@@ -15,17 +16,10 @@ import {
   type StoredInteraction,
 } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
-import {
-  type AnyFunctionTool,
-  type AskSignal,
-  assigneesProblem,
-  keptAskProblem,
-  type QuestionTool,
-  quorumProblem,
-} from '../tools/index.js';
+import type { AnyFunctionTool, QuestionTool } from '../tools/index.js';
 import type { ToolCall } from '../types.js';
 import { ABORTED, abortRace } from './abort.js';
-import { type AskDraft, askDraft, askResponseFor } from './ask.js';
+import type { AskDraft } from './ask.js';
 import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
@@ -33,12 +27,28 @@ import { decideApproval, execute, finishTool } from './execute.js';
 import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
 import type { playAgentToolCall } from './subagent-call.js';
+import type { ToolAsks } from './tool-asks.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
 type HookFailed = { failed: HookFailure; resume?: StoredInteraction; askResponse?: string };
 
 type CallOutcome = CallResult | { draft: AskDraft } | HookFailed | undefined;
+
+/**
+ * The ask machinery a function tool carries (`defineTool`'s, DESIGN §18), or the `tool_error`
+ * result for a tool made otherwise that asked: only a tool that carries it can ask.
+ */
+function asksOf(tool: AnyFunctionTool): ToolAsks | { result: string } {
+  return (
+    (tool as { [ASKS]?: ToolAsks })[ASKS] ?? {
+      result: toolErrorResult(
+        'tool_error',
+        `${tool.name} asked the user (ctx.ask), but only a tool made by defineTool can ask.`,
+      ),
+    }
+  );
+}
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
@@ -121,53 +131,13 @@ async function runTool(
     finishTool(run, call.id, tool.name, result);
     return { result };
   }
-  const made = askDraft(run, tool, call.function.arguments, outcome.ask, (ms) => expiresAt(run, ms));
-  const asked = 'result' in made ? made : await askPolicy(run, tool, call, input, outcome.ask.request, made);
+  const asks = asksOf(tool);
+  const asked =
+    'result' in asks
+      ? asks
+      : await asks.toolAsked(run, tool, call, input, outcome.ask, (ms) => expiresAt(run, ms));
   if ('result' in asked) finishTool(run, call.id, tool.name, asked.result);
   return asked;
-}
-
-/** A `ctx.ask`'s own `assignees`, `quorum` and `allowRequester`, resolved onto its interaction. */
-async function askPolicy(
-  run: Run,
-  tool: AnyFunctionTool,
-  call: ToolCall,
-  input: unknown,
-  request: AskSignal['request'],
-  made: { draft: AskDraft },
-): Promise<{ draft: AskDraft } | { result: string }> {
-  const { assignees, quorum, allowRequester, remindBeforeMs, escalate } = request ?? {};
-  const keep = {
-    ...(remindBeforeMs !== undefined ? { remindBeforeMs } : {}),
-    ...(escalate !== undefined ? { escalate } : {}),
-  };
-  const problems: [string, string | null][] = [
-    ['', keptAskProblem(keep, made.draft.expiresAt !== null)],
-    ['assignees', assignees === undefined ? null : assigneesProblem(assignees)],
-    ['quorum', quorum === undefined ? null : quorumProblem(quorum)],
-    [
-      'allowRequester',
-      allowRequester === undefined || typeof allowRequester === 'boolean' ? null : 'must be a boolean',
-    ],
-  ];
-  const found = problems.find(([, problem]) => problem !== null);
-  if (found) {
-    const [field, problem] = found;
-    return {
-      result: toolErrorResult(
-        'tool_error',
-        `${tool.name} asked the user something it cannot ask: ${field ? `${field} ` : ''}${problem}`,
-      ),
-    };
-  }
-  const policy = await resolvePolicy(run, tool.name, call.id, input, {
-    ...(assignees !== undefined ? { assignees } : {}),
-    ...(quorum !== undefined && made.draft.kind === 'approval' ? { quorum } : {}),
-    ...(allowRequester !== undefined ? { allowRequester } : {}),
-    ...keep,
-  });
-  if ('result' in policy) return policy;
-  return { draft: extend(made.draft, policy.fields) };
 }
 
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
@@ -263,7 +233,9 @@ async function runCall(
     const raw = stepCall.approvedInput ?? call.function.arguments;
     const parsed = parseToolInput(tool, raw);
     if (!parsed.ok) return { result: parsed.result };
-    const response = askResponseFor(run, stepCall.interaction, stepCall.askResponse);
+    const asks = asksOf(tool);
+    if ('result' in asks) return asks;
+    const response = asks.askResponseFor(run, stepCall.interaction, stepCall.askResponse);
     const edited = stepCall.edited ? { editedInput: JSON.parse(raw) } : {};
     return runTool(run, tool, call, parsed.input, { response, ...edited });
   }
