@@ -2,7 +2,8 @@
  * Options that bring code carry it (DESIGN §18's size budget): `history: compaction({...})`,
  * `telemetry: defineTelemetry(...)` (or `otelTelemetry()`), store mode's handling of tools in doubt
  * handed in by sessions, hooks made by `defineHook` (or `toolPolicy`) carrying the hook machinery,
- * function tools made by `defineTool` (or `shellAskTool`) carrying the machinery of their asks. A program that plays turns without them bundles none of that code; one
+ * function tools made by `defineTool` (or `shellAskTool`) carrying the code that runs them and their
+ * asks. A program that plays turns without them bundles none of that code; one
  * that uses them gets it through the value it imports.
  */
 import { describe, expect, it } from 'vitest';
@@ -24,12 +25,14 @@ const OPTIONAL = [
 ];
 
 /**
- * A function tool's own asks (DESIGN §14): `ctx.ask` made an interaction (the question schema and
- * limits, the ask's policy checks, kept-ask options included) and the answer handed to `resume`;
- * tools made by `defineTool` or `shellAskTool` carry it (interpreter/tool-asks.ts).
+ * The code a function tool carries (interpreter/tool-code.ts): what runs its `execute`, `resume`
+ * and `needsApproval` (with its `ctx`, timeout and context check), and its own asks (DESIGN §14:
+ * `ctx.ask` made an interaction — the question schema and limits, the ask's policy checks, kept-ask
+ * options included — and the answer handed to `resume`); tools made by `defineTool` or
+ * `shellAskTool` carry it. Transfer tools carry none (the loop runs their calls itself).
  */
-const TOOL_ASKS = [
-  'interpreter/tool-asks.ts',
+const TOOL_CODE = [
+  'interpreter/tool-code.ts',
   'questions/schema.ts',
   'questions/plain-input.ts',
   'tools/kept-asks.ts',
@@ -46,12 +49,12 @@ const HOOK_MACHINERY = [
 ];
 
 describe('option values that carry their code', () => {
-  it("leave compaction, tracing, tools in doubt, hooks and tools' asks out of a client-held program", async () => {
+  it("leave compaction, tracing, tools in doubt, hooks and function tools' code out of a client-held program", async () => {
     const files = await bundledFiles(
       "export { answerQuestion, defineAgent, respond, runTurn, approve } from './index.js';",
     );
     expect(files).toContain('interpreter/loop.ts');
-    for (const file of [...OPTIONAL, ...HOOK_MACHINERY, ...TOOL_ASKS]) expect(files).not.toContain(file);
+    for (const file of [...OPTIONAL, ...HOOK_MACHINERY, ...TOOL_CODE]) expect(files).not.toContain(file);
   });
 
   it('bring each one with the value or the entry that uses it', async () => {
@@ -62,8 +65,8 @@ describe('option values that carry their code', () => {
       ['agentTool', ['interpreter/subagent-call.ts']],
       ['defineHook', HOOK_MACHINERY],
       ['toolPolicy', HOOK_MACHINERY],
-      ['defineTool', TOOL_ASKS],
-      ['shellAskTool', TOOL_ASKS],
+      ['defineTool', TOOL_CODE],
+      ['shellAskTool', TOOL_CODE],
     ];
     for (const [name, expected] of cases) {
       const files = await bundledFiles(`export { defineAgent, runTurn, ${name} } from './index.js';`);

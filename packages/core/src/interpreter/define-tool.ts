@@ -1,10 +1,10 @@
 /**
  * `defineTool` and `shellAskTool`, as the package exports them: the checked tool (tools/) with the
- * machinery of its own asks under `ASKS` (tool-asks.ts: a `ctx.ask` made an interaction, the answer
- * handed to `resume`). DESIGN §18: an option that brings code carries it, so a program without
- * function tools bundles none of it.
+ * code that runs it under `TOOL_CODE` (tool-code.ts: its `execute`, `resume` and `needsApproval`
+ * run, a `ctx.ask` made an interaction). DESIGN §18: an option that brings code carries it, so a
+ * program without function tools bundles none of it.
  */
-import { ASKS } from '../keys.js';
+import { TOOL_CODE } from '../keys.js';
 import {
   type AnyFunctionTool,
   type FunctionTool,
@@ -13,11 +13,11 @@ import {
   shellToolFrom,
   toolFrom,
 } from '../tools/index.js';
-import * as asks from './tool-asks.js';
+import * as code from './tool-code.js';
 
-/** `tool` with the ask machinery: an own enumerable key, so a spread copy (`{ ...tool, name }`) still asks. */
+/** `tool` with the code that runs it: an own enumerable key, so a spread copy (`{ ...tool, name }`) still runs. */
 function carrying<T extends object>(tool: T): T {
-  return Object.assign(tool, { [ASKS]: asks });
+  return Object.assign(tool, { [TOOL_CODE]: code });
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { HANDOFF_IGNORED, transferCalls } from '../handoffs/index.js';
 import { type HookFailure, inputKey, isRemembered, TOOL_APPROVAL } from '../hooks/index.js';
-import { ASKS } from '../keys.js';
+import { TOOL_CODE } from '../keys.js';
 import {
   type CallResult,
   extend,
@@ -23,11 +23,12 @@ import type { AskDraft } from './ask.js';
 import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
-import { decideApproval, execute, finishTool } from './execute.js';
+import { type execute, finishTool } from './execute.js';
+import { codelessCall } from './handoff-switch.js';
 import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
 import type { playAgentToolCall } from './subagent-call.js';
-import type { ToolAsks } from './tool-asks.js';
+import type { ToolCode } from './tool-code.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
@@ -36,19 +37,10 @@ type HookFailed = { failed: HookFailure; resume?: StoredInteraction; askResponse
 type CallOutcome = CallResult | { draft: AskDraft } | HookFailed | undefined;
 
 /**
- * The ask machinery a function tool carries (`defineTool`'s, DESIGN §18), or the `tool_error`
- * result for a tool made otherwise that asked: only a tool that carries it can ask.
+ * The code a function tool carries (`defineTool`'s, DESIGN §18), or undefined for one made
+ * otherwise: a transfer tool, whose call {@link codelessCall} runs, or a tool the loop cannot run.
  */
-function asksOf(tool: AnyFunctionTool): ToolAsks | { result: string } {
-  return (
-    (tool as { [ASKS]?: ToolAsks })[ASKS] ?? {
-      result: toolErrorResult(
-        'tool_error',
-        `${tool.name} asked the user (ctx.ask), but only a tool made by defineTool can ask.`,
-      ),
-    }
-  );
-}
+const codeOf = (tool: AnyFunctionTool) => (tool as { [TOOL_CODE]?: ToolCode })[TOOL_CODE];
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
@@ -121,7 +113,8 @@ async function runTool(
   input: unknown,
   options: Parameters<typeof execute>[4] = {},
 ): Promise<CallOutcome> {
-  const outcome = await execute(run, tool, call, input, options);
+  const code = codeOf(tool);
+  const outcome = code ? await code.execute(run, tool, call, input, options) : codelessCall(run, tool, call);
   if (!outcome) return outcome;
   // DESIGN §26: what the tool returned goes through the afterTool hooks before the model reads it.
   if ('result' in outcome) return afterTool(run, tool, call, input, outcome.result);
@@ -131,11 +124,8 @@ async function runTool(
     finishTool(run, call.id, tool.name, result);
     return { result };
   }
-  const asks = asksOf(tool);
-  const asked =
-    'result' in asks
-      ? asks
-      : await asks.toolAsked(run, tool, call, input, outcome.ask, (ms) => expiresAt(run, ms));
+  // Only a tool's own code asks: this one carries it.
+  const asked = await code!.toolAsked(run, tool, call, input, outcome.ask, (ms) => expiresAt(run, ms));
   if ('result' in asked) finishTool(run, call.id, tool.name, asked.result);
   return asked;
 }
@@ -166,7 +156,10 @@ async function approveOrRun(
       inputKey(tool.approval?.rememberBy as ((input: unknown) => string) | undefined, input),
     );
   if (tool.needsApproval && !remembered()) {
-    const decision = await decideApproval(run, tool, call, input);
+    const decision =
+      typeof tool.needsApproval === 'function'
+        ? await (codeOf(tool)?.decideApproval(run, tool, call, input) ?? codelessCall(run, tool, call))
+        : tool.needsApproval;
     if (typeof decision === 'object') return decision;
     if (decision !== false) {
       const policy = await resolvePolicy(run, tool.name, call.id, input, tool.approval);
@@ -233,9 +226,9 @@ async function runCall(
     const raw = stepCall.approvedInput ?? call.function.arguments;
     const parsed = parseToolInput(tool, raw);
     if (!parsed.ok) return { result: parsed.result };
-    const asks = asksOf(tool);
-    if ('result' in asks) return asks;
-    const response = asks.askResponseFor(run, stepCall.interaction, stepCall.askResponse);
+    const code = codeOf(tool);
+    if (!code) return codelessCall(run, tool, call);
+    const response = code.askResponseFor(run, stepCall.interaction, stepCall.askResponse);
     const edited = stepCall.edited ? { editedInput: JSON.parse(raw) } : {};
     return runTool(run, tool, call, parsed.input, { response, ...edited });
   }

@@ -1,10 +1,12 @@
 /**
- * A function tool's own asks (DESIGN §14, §18's size budget): what turns the `ctx.ask` a tool
- * returned into the interaction to wait on — its request checked (questions, approval, form), its
- * `assignees`, `quorum`, `allowRequester`, `remindBeforeMs` and `escalate` — and the response its
- * `resume` then reads. `defineTool` and `shellAskTool` (define-tool.ts) put this module under
- * `ASKS` on every tool they make; the step reaches it through the tool, so a program without
- * function tools bundles none of it (the question schema and limits, form checks included).
+ * The code a function tool carries (DESIGN §18's size budget): what runs its `execute` (or
+ * `resume`) once with its `ctx`, timeout and context check, and its `needsApproval` function
+ * (execute.ts); what turns the `ctx.ask` a tool returned into the interaction to wait on — its
+ * request checked (questions, approval, form), its `assignees`, `quorum`, `allowRequester`,
+ * `remindBeforeMs` and `escalate` — and the response its `resume` then reads (DESIGN §14).
+ * `defineTool` and `shellAskTool` (define-tool.ts) put this module under `TOOL_CODE` on every tool
+ * they make; the step reaches it through the tool, so a program without function tools bundles
+ * none of it (the question schema and limits, form checks included).
  */
 import { extend } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
@@ -21,9 +23,10 @@ import { resolvePolicy } from './assignees.js';
 import type { Run } from './run.js';
 
 export { askResponseFor } from './ask.js';
+export { decideApproval, execute } from './execute.js';
 
-/** The ask machinery a function tool carries, as the step calls it. */
-export type ToolAsks = typeof import('./tool-asks.js');
+/** The code a function tool carries, as the step calls it. */
+export type ToolCode = typeof import('./tool-code.js');
 
 /**
  * The interaction a tool's `ctx.ask` comes to (its `expiresAt` from `expires`), or the

@@ -1,0 +1,88 @@
+/**
+ * A function tool carries the code that runs it (DESIGN §18's size budget; interpreter/tool-code.ts):
+ * `defineTool` and `shellAskTool` put it on every tool they make, and a spread copy keeps it. A
+ * tool made otherwise is not run: its call (and its `needsApproval` function) is a `tool_error`.
+ * Transfer tools carry none: the loop runs their calls itself (handoffs.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type AnyFunctionTool, defineAgent, defineTool, runTurn, shellAskTool } from '../src/index.js';
+import { TOOL_CODE } from '../src/keys.js';
+import { scriptedModel } from '../src/testing/index.js';
+import { errorCode, toolResults } from './helpers.js';
+
+const ran: string[] = [];
+
+const asking = defineTool({
+  name: 'relabel',
+  description: 'Relabel tubes; asks how',
+  input: z.object({}),
+  execute: (_input, ctx) => {
+    ran.push('execute');
+    return ctx.ask(
+      { questions: [{ question: 'Which style?', header: 'Style', options: ['Barcode', 'Hand'] }] },
+      1,
+    );
+  },
+  resume: (_input, response) => ({ answered: response.kind }),
+});
+
+/** `tool` as if made by hand: the same fields, without the code defineTool puts on it. */
+function handMade(tool: AnyFunctionTool): AnyFunctionTool {
+  const { [TOOL_CODE]: _code, ...fields } = tool as AnyFunctionTool & { [TOOL_CODE]?: unknown };
+  return fields;
+}
+
+function agentWith(tool: AnyFunctionTool) {
+  return defineAgent({
+    name: 'lab',
+    instructions: 'Lab.',
+    model: scriptedModel([{ toolCalls: [{ id: 'c1', name: tool.name, arguments: {} }] }, 'Done.']),
+    tools: [tool],
+  });
+}
+
+describe('the code a function tool carries', () => {
+  it('is on every tool defineTool and shellAskTool make', () => {
+    expect(Object.hasOwn(asking, TOOL_CODE)).toBe(true);
+    expect(Object.hasOwn(shellAskTool({ run: () => 'ok' }), TOOL_CODE)).toBe(true);
+  });
+
+  it('stays on a spread copy, which runs and pauses on its ask', async () => {
+    ran.length = 0;
+    const copy: AnyFunctionTool = { ...asking, description: 'Relabel, renamed' };
+    const paused = await runTurn(agentWith(copy), { input: 'relabel' });
+    expect(ran).toEqual(['execute']);
+    expect(paused.status).toBe('needs_input');
+    expect(paused.pendingQuestion).toMatchObject({
+      kind: 'question',
+      toolName: 'relabel',
+      askedByTool: true,
+    });
+  });
+
+  it('is missing on a tool made otherwise: not run, a tool_error, and the turn goes on', async () => {
+    ran.length = 0;
+    const done = await runTurn(agentWith(handMade(asking)), { input: 'relabel' });
+    expect(ran).toEqual([]);
+    expect(done.status).toBe('completed');
+    const result = toolResults(done).c1;
+    expect(errorCode(result)).toBe('tool_error');
+    expect(result).toContain('was not made by defineTool, so the loop cannot run it');
+  });
+
+  it('is what runs a needsApproval function: a tool made otherwise gets a tool_error', async () => {
+    const deciding = defineTool({
+      name: 'purge',
+      description: 'Purge',
+      input: z.object({}),
+      needsApproval: () => true,
+      execute: () => 'purged',
+    });
+    const done = await runTurn(agentWith(handMade(deciding)), { input: 'purge' });
+    expect(done.status).toBe('completed');
+    expect(errorCode(toolResults(done).c1)).toBe('tool_error');
+    const paused = await runTurn(agentWith(deciding), { input: 'purge' });
+    expect(paused.pendingQuestion).toMatchObject({ kind: 'approval', toolName: 'purge' });
+  });
+});
