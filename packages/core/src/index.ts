@@ -15,7 +15,6 @@ export {
   StateError,
   TurnkitError,
 } from './errors.js';
-export { handoff } from './handoffs/index.js';
 export type {
   AnyHook,
   Hook,
@@ -40,6 +39,7 @@ export {
   answerQuestion,
   answerSubagentTool,
   approve,
+  askUserQuestion,
   cancelQuestion,
   compaction,
   defineHook,
@@ -47,6 +47,7 @@ export {
   defineTool,
   estimateTokens,
   expire,
+  handoff,
   provideInput,
   reject,
   respond,
@@ -148,7 +149,6 @@ export type {
   ToolContext,
 } from './tools/index.js';
 export {
-  askUserQuestion,
   DEFAULT_KEEP_RECENT,
   defineAgent,
   hashSchema,

@@ -28,11 +28,14 @@ const OPTIONAL = [
  * The code a function tool carries (interpreter/tool-code.ts): what runs its `execute`, `resume`
  * and `needsApproval` (with its `ctx`, timeout and context check), and its own asks (DESIGN §14:
  * `ctx.ask` made an interaction — the question schema and limits, the ask's policy checks, kept-ask
- * options included — and the answer handed to `resume`); tools made by `defineTool` or
- * `shellAskTool` carry it. Transfer tools carry none (the loop runs their calls itself).
+ * options included — and the answer handed to `resume`), who may answer (an assignees function
+ * called with the tool's `ctx`, guarded as the tool's own code is); tools made by `defineTool`,
+ * `shellAskTool` or `askUserQuestion`, and a `handoff()`'s transfer tool carry it. A plain agent's
+ * transfer tool carries none (the loop runs its calls itself).
  */
 const TOOL_CODE = [
   'interpreter/tool-code.ts',
+  'interpreter/context-guard.ts',
   'questions/schema.ts',
   'questions/plain-input.ts',
   'tools/kept-asks.ts',
@@ -67,6 +70,8 @@ describe('option values that carry their code', () => {
       ['toolPolicy', HOOK_MACHINERY],
       ['defineTool', TOOL_CODE],
       ['shellAskTool', TOOL_CODE],
+      ['askUserQuestion', ['interpreter/tool-code.ts', 'interpreter/context-guard.ts']],
+      ['handoff', ['interpreter/tool-code.ts', 'interpreter/context-guard.ts']],
     ];
     for (const [name, expected] of cases) {
       const files = await bundledFiles(`export { defineAgent, runTurn, ${name} } from './index.js';`);

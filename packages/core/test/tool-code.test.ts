@@ -6,7 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AnyFunctionTool, defineAgent, defineTool, runTurn, shellAskTool } from '../src/index.js';
+import { playingAgent } from '../src/handoffs/index.js';
+import {
+  type AnyAgent,
+  type AnyFunctionTool,
+  askUserQuestion,
+  defineAgent,
+  defineTool,
+  handoff,
+  type QuestionTool,
+  runTurn,
+  shellAskTool,
+} from '../src/index.js';
 import { TOOL_CODE } from '../src/keys.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { errorCode, toolResults } from './helpers.js';
@@ -43,9 +54,56 @@ function agentWith(tool: AnyFunctionTool) {
 }
 
 describe('the code a function tool carries', () => {
-  it('is on every tool defineTool and shellAskTool make', () => {
+  it('is on every tool defineTool, shellAskTool and askUserQuestion make, and on a handoff() transfer tool', () => {
     expect(Object.hasOwn(asking, TOOL_CODE)).toBe(true);
     expect(Object.hasOwn(shellAskTool({ run: () => 'ok' }), TOOL_CODE)).toBe(true);
+    expect(Object.hasOwn(askUserQuestion(), TOOL_CODE)).toBe(true);
+    const billing = defineAgent({ name: 'billing', instructions: 'Bill.', model: scriptedModel(['ok']) });
+    const desk = defineAgent({
+      name: 'desk',
+      instructions: 'x',
+      model: scriptedModel(['ok']),
+      handoffs: [billing],
+    });
+    const made = defineAgent({
+      name: 'made',
+      instructions: 'x',
+      model: scriptedModel(['ok']),
+      handoffs: [handoff(billing, { approval: { assignees: ['ops'] } })],
+    });
+    const transfer = (agent: AnyAgent) => playingAgent(agent).toolIndex.get('transfer_to_billing')!;
+    expect(Object.hasOwn(transfer(desk), TOOL_CODE)).toBe(false);
+    expect(Object.hasOwn(transfer(made), TOOL_CODE)).toBe(true);
+  });
+
+  it("resolves a question tool's assignees: one made otherwise asks only without them", async () => {
+    const { [TOOL_CODE]: _code, ...questions } = askUserQuestion({ assignees: ['ops'] }) as QuestionTool & {
+      [TOOL_CODE]?: unknown;
+    };
+    const agent = (tool: QuestionTool) =>
+      defineAgent({
+        name: 'lab',
+        instructions: 'Lab.',
+        model: scriptedModel([
+          {
+            toolCalls: [
+              {
+                id: 'q1',
+                name: 'AskUserQuestion',
+                arguments: { questions: [{ question: 'Go on?', header: 'Go', options: ['Yes', 'No'] }] },
+              },
+            ],
+          },
+          'Done.',
+        ]),
+        tools: [tool],
+      });
+    const refused = await runTurn(agent(questions), { input: 'ask' });
+    expect(errorCode(toolResults(refused).q1)).toBe('tool_error');
+    const { assignees: _none, ...open } = questions;
+    expect((await runTurn(agent(open), { input: 'ask' })).status).toBe('needs_input');
+    const assigned = await runTurn(agent(askUserQuestion({ assignees: ['ops'] })), { input: 'ask' });
+    expect(assigned.pendingQuestion).toMatchObject({ kind: 'question', assignees: ['ops'] });
   });
 
   it('stays on a spread copy, which runs and pauses on its ask', async () => {
@@ -68,7 +126,7 @@ describe('the code a function tool carries', () => {
     expect(done.status).toBe('completed');
     const result = toolResults(done).c1;
     expect(errorCode(result)).toBe('tool_error');
-    expect(result).toContain('was not made by defineTool, so the loop cannot run it');
+    expect(result).toContain('so the loop cannot run it');
   });
 
   it('is what runs a needsApproval function: a tool made otherwise gets a tool_error', async () => {

@@ -1,10 +1,13 @@
 /**
  * The `transfer_to_<name>` tools (DESIGN §27) and the agent as it plays: its own tools plus one
- * transfer tool per handoff. A transfer tool is an ordinary function tool — its approval, its
- * in-doubt handling, its events are every tool's — whose result `{ ok: true, transferred_to }`
- * marks the switch; the loop makes the switch when the step that called it ends (see step.ts).
+ * transfer tool per handoff. A transfer tool is a function tool — its approval, its events are
+ * every tool's — whose result `{ ok: true, transferred_to }` marks the switch; the loop makes the
+ * switch when the step that called it ends (see step.ts). One made by `handoff()` carries the code
+ * that runs a function tool (as `defineTool`'s do); for a plain agent listed, the loop runs the
+ * call itself (interpreter/handoff-switch.ts), so a program without `handoff()` bundles none of it.
  */
 import { z } from 'zod';
+import { TOOL_CODE } from '../keys.js';
 import { type AnyAgent, type AnyFunctionTool, hashSchema, toJsonSchema } from '../tools/index.js';
 import type { ToolSpec } from '../types.js';
 import { handoffsOf, type ResolvedHandoff } from './handoff.js';
@@ -33,7 +36,7 @@ function transferShape(): NonNullable<typeof shape> {
  * The transfer tool of a handoff: the function tool `defineTool` would make of it, built here
  * without `defineTool`'s checks (DESIGN §18's size budget: every program bundles handoffs, since
  * `handoffs` may list plain agents). Its name was checked by `handoff()` or made valid by
- * `transferToolName`; `handoff()` checked its approval policy.
+ * `transferToolName`; `handoff()` checked its approval policy, and gave it its code.
  */
 function transferTool(handoff: ResolvedHandoff): AnyFunctionTool {
   const { approval } = handoff.options;
@@ -49,6 +52,7 @@ function transferTool(handoff: ResolvedHandoff): AnyFunctionTool {
     kind: 'function',
     spec: { type: 'function', function: { name, description, parameters } },
     schemaHash,
+    ...(handoff.code ? { [TOOL_CODE]: handoff.code } : {}),
   };
 }
 

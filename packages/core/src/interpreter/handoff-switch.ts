@@ -61,17 +61,20 @@ export function inputFilterError(run: Run): { code: string; message: string } {
   };
 }
 
+/** The `tool_error` result of a tool that carries no code where it needs some: the loop cannot run it. */
+export function notRun(tool: { name: string }): { result: string } {
+  const message = `${tool.name} was not made by defineTool, askUserQuestion or handoff, so the loop cannot run it.`;
+  return { result: toolErrorResult('tool_error', message) };
+}
+
 /**
- * The call of a function tool that carries no code (DESIGN §18: `defineTool` puts it on its
- * tools). A transfer tool's call runs here — counted and shown as any call; its result marks the
- * switch made when the step ends — and any other such tool is not run: a `tool_error`.
+ * The call of a function tool that carries no code (DESIGN §18: `defineTool` and `handoff` put
+ * it on their tools). A plain agent's transfer tool's call runs here — counted and shown as any
+ * call; its result marks the switch made when the step ends — and any other such tool is not run.
  */
 export function codelessCall(run: Run, tool: AnyFunctionTool, call: ToolCall): { result: string } {
   const handoff = transferOf(run.agent, tool.name);
-  if (!handoff) {
-    const message = `${tool.name} is a function tool that was not made by defineTool, so the loop cannot run it.`;
-    return { result: toolErrorResult('tool_error', message) };
-  }
+  if (!handoff) return notRun(tool);
   startTool(run, call.id, tool.name);
   const result = JSON.stringify({ ok: true, transferred_to: handoff.agent.name });
   finishTool(run, call.id, tool.name, result);

@@ -20,11 +20,10 @@ import type { AnyFunctionTool, QuestionTool } from '../tools/index.js';
 import type { ToolCall } from '../types.js';
 import { ABORTED, abortRace } from './abort.js';
 import type { AskDraft } from './ask.js';
-import { resolvePolicy } from './assignees.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
 import { type execute, finishTool } from './execute.js';
-import { codelessCall } from './handoff-switch.js';
+import { codelessCall, notRun } from './handoff-switch.js';
 import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
 import type { playAgentToolCall } from './subagent-call.js';
@@ -37,10 +36,11 @@ type HookFailed = { failed: HookFailure; resume?: StoredInteraction; askResponse
 type CallOutcome = CallResult | { draft: AskDraft } | HookFailed | undefined;
 
 /**
- * The code a function tool carries (`defineTool`'s, DESIGN §18), or undefined for one made
- * otherwise: a transfer tool, whose call {@link codelessCall} runs, or a tool the loop cannot run.
+ * The code a tool carries (`defineTool`'s, `askUserQuestion`'s, `handoff`'s; DESIGN §18), or
+ * undefined for one made otherwise: a plain agent's transfer tool, whose call {@link codelessCall}
+ * runs, or a tool the loop cannot run ({@link notRun}).
  */
-const codeOf = (tool: AnyFunctionTool) => (tool as { [TOOL_CODE]?: ToolCode })[TOOL_CODE];
+const codeOf = (tool: AnyFunctionTool | QuestionTool) => (tool as { [TOOL_CODE]?: ToolCode })[TOOL_CODE];
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
@@ -81,16 +81,20 @@ async function askQuestion(
   }
   const parsed = tool.parse(call.function.arguments);
   if (!parsed.ok) return { result: toolErrorResult('invalid_arguments', parsed.message) };
-  const policy = await resolvePolicy(
-    run,
-    tool.name,
-    call.id,
-    { questions: parsed.questions },
-    {
-      ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}),
-      ...tool.keep,
-    },
-  );
+  // Who may answer is resolved by the code the tool carries (askUserQuestion's), when it says.
+  const code = codeOf(tool);
+  const policy =
+    tool.assignees === undefined && tool.keep === undefined
+      ? { fields: {} }
+      : code
+        ? await code.resolvePolicy(
+            run,
+            tool.name,
+            call.id,
+            { questions: parsed.questions },
+            { ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}), ...tool.keep },
+          )
+        : notRun(tool);
   if ('result' in policy) return policy;
   const question: AskDraft = {
     kind: 'question',
@@ -158,11 +162,16 @@ async function approveOrRun(
   if (tool.needsApproval && !remembered()) {
     const decision =
       typeof tool.needsApproval === 'function'
-        ? await (codeOf(tool)?.decideApproval(run, tool, call, input) ?? codelessCall(run, tool, call))
+        ? await (codeOf(tool)?.decideApproval(run, tool, call, input) ?? notRun(tool))
         : tool.needsApproval;
     if (typeof decision === 'object') return decision;
     if (decision !== false) {
-      const policy = await resolvePolicy(run, tool.name, call.id, input, tool.approval);
+      const code = codeOf(tool);
+      const policy = !tool.approval
+        ? { fields: {} }
+        : code
+          ? await code.resolvePolicy(run, tool.name, call.id, input, tool.approval)
+          : notRun(tool);
       if ('result' in policy) return policy;
       const approval: AskDraft = {
         kind: 'approval',

@@ -3,9 +3,10 @@
  * `resume`) once with its `ctx`, timeout and context check, and its `needsApproval` function
  * (execute.ts); what turns the `ctx.ask` a tool returned into the interaction to wait on — its
  * request checked (questions, approval, form), its `assignees`, `quorum`, `allowRequester`,
- * `remindBeforeMs` and `escalate` — and the response its `resume` then reads (DESIGN §14).
- * `defineTool` and `shellAskTool` (define-tool.ts) put this module under `TOOL_CODE` on every tool
- * they make; the step reaches it through the tool, so a program without function tools bundles
+ * `remindBeforeMs` and `escalate` — and the response its `resume` then reads (DESIGN §14); who may
+ * answer an approval or a question (DESIGN §20: an assignees function called with the tool's `ctx`).
+ * `defineTool`, `shellAskTool`, `askUserQuestion` and `handoff` (define-tool.ts) put this module
+ * under `TOOL_CODE` on every tool they make; the step reaches it through the tool, so a program without function tools bundles
  * none of it (the question schema and limits, form checks included).
  */
 import { extend } from '../machine/index.js';
@@ -23,6 +24,7 @@ import { resolvePolicy } from './assignees.js';
 import type { Run } from './run.js';
 
 export { askResponseFor } from './ask.js';
+export { resolvePolicy } from './assignees.js';
 export { decideApproval, execute } from './execute.js';
 
 /** The code a function tool carries, as the step calls it. */
