@@ -15,7 +15,6 @@ export {
   StateError,
   TurnkitError,
 } from './errors.js';
-export { handoff } from './handoffs/index.js';
 export type {
   AnyHook,
   Hook,
@@ -40,16 +39,20 @@ export {
   answerQuestion,
   answerSubagentTool,
   approve,
+  askUserQuestion,
   cancelQuestion,
   compaction,
   defineHook,
   defineTelemetry,
+  defineTool,
   estimateTokens,
   expire,
+  handoff,
   provideInput,
   reject,
   respond,
   runTurn,
+  shellAskTool,
   toolPolicy,
 } from './interpreter/index.js';
 export type {
@@ -146,13 +149,10 @@ export type {
   ToolContext,
 } from './tools/index.js';
 export {
-  askUserQuestion,
   DEFAULT_KEEP_RECENT,
   defineAgent,
-  defineTool,
   hashSchema,
   SHELL_ASK_USAGE,
-  shellAskTool,
   shellWords,
 } from './tools/index.js';
 export type * from './types.js';

@@ -15,6 +15,14 @@ export const TRACING: unique symbol = Symbol.for('turnkit.telemetry.tracing');
  */
 export const HOOKS: unique symbol = Symbol.for('turnkit.hooks.runtime');
 
+/**
+ * Where a function tool made by `defineTool` (or `shellAskTool`) carries the code that runs it
+ * (interpreter/tool-code.ts): its `execute` and `resume` with their `ctx`, timeout and context
+ * check, its `needsApproval` function, and what turns its `ctx.ask` into an interaction. The step
+ * reaches it through the tool, so a program without function tools bundles none of it.
+ */
+export const TOOL_CODE: unique symbol = Symbol.for('turnkit.tool.code');
+
 /** Whether `value` was made by the function that puts its code under `key`. */
 export function carries(value: unknown, key: symbol): boolean {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, key);

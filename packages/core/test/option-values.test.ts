@@ -1,7 +1,9 @@
 /**
  * Options that bring code carry it (DESIGN §18's size budget): `history: compaction({...})`,
  * `telemetry: defineTelemetry(...)` (or `otelTelemetry()`), store mode's handling of tools in doubt
- * handed in by sessions, hooks made by `defineHook` (or `toolPolicy`) carrying the hook machinery. A program that plays turns without them bundles none of that code; one
+ * handed in by sessions, hooks made by `defineHook` (or `toolPolicy`) carrying the hook machinery,
+ * function tools made by `defineTool` (or `shellAskTool`) carrying the code that runs them and their
+ * asks. A program that plays turns without them bundles none of that code; one
  * that uses them gets it through the value it imports.
  */
 import { describe, expect, it } from 'vitest';
@@ -22,6 +24,23 @@ const OPTIONAL = [
   'interpreter/subagent-call.ts',
 ];
 
+/**
+ * The code a function tool carries (interpreter/tool-code.ts): what runs its `execute`, `resume`
+ * and `needsApproval` (with its `ctx`, timeout and context check), and its own asks (DESIGN §14:
+ * `ctx.ask` made an interaction — the question schema and limits, the ask's policy checks, kept-ask
+ * options included — and the answer handed to `resume`), who may answer (an assignees function
+ * called with the tool's `ctx`, guarded as the tool's own code is); tools made by `defineTool`,
+ * `shellAskTool` or `askUserQuestion`, and a `handoff()`'s transfer tool carry it. A plain agent's
+ * transfer tool carries none (the loop runs its calls itself).
+ */
+const TOOL_CODE = [
+  'interpreter/tool-code.ts',
+  'interpreter/context-guard.ts',
+  'questions/schema.ts',
+  'questions/plain-input.ts',
+  'tools/kept-asks.ts',
+];
+
 /** The hook machinery (DESIGN §26): the points, their chain, reviews; hooks carry it (hooks/runtime.ts). */
 const HOOK_MACHINERY = [
   'hooks/chain.ts',
@@ -33,12 +52,12 @@ const HOOK_MACHINERY = [
 ];
 
 describe('option values that carry their code', () => {
-  it('leave compaction, tracing, tools in doubt and hooks out of a client-held program', async () => {
+  it("leave compaction, tracing, tools in doubt, hooks and function tools' code out of a client-held program", async () => {
     const files = await bundledFiles(
       "export { answerQuestion, defineAgent, respond, runTurn, approve } from './index.js';",
     );
     expect(files).toContain('interpreter/loop.ts');
-    for (const file of [...OPTIONAL, ...HOOK_MACHINERY]) expect(files).not.toContain(file);
+    for (const file of [...OPTIONAL, ...HOOK_MACHINERY, ...TOOL_CODE]) expect(files).not.toContain(file);
   });
 
   it('bring each one with the value or the entry that uses it', async () => {
@@ -49,6 +68,10 @@ describe('option values that carry their code', () => {
       ['agentTool', ['interpreter/subagent-call.ts']],
       ['defineHook', HOOK_MACHINERY],
       ['toolPolicy', HOOK_MACHINERY],
+      ['defineTool', TOOL_CODE],
+      ['shellAskTool', TOOL_CODE],
+      ['askUserQuestion', ['interpreter/tool-code.ts', 'interpreter/context-guard.ts']],
+      ['handoff', ['interpreter/tool-code.ts', 'interpreter/context-guard.ts']],
     ];
     for (const [name, expected] of cases) {
       const files = await bundledFiles(`export { defineAgent, runTurn, ${name} } from './index.js';`);

@@ -4,43 +4,40 @@
  * so two agents can name each other.
  */
 import { TurnkitError } from '../errors.js';
-import { type AnyAgent, checkApprovalPolicy, type Handoff, type HandoffOptions } from '../tools/index.js';
+import { TOOL_CODE } from '../keys.js';
+import {
+  type AnyAgent,
+  checkApprovalPolicy,
+  checkKeptAsk,
+  type Handoff,
+  type HandoffOptions,
+} from '../tools/index.js';
 
-/** A handoff as the loop uses it: its agent, its tool's name and description, its options. */
+/**
+ * A handoff as the loop uses it: its agent, its tool's name and description, its options, and the
+ * code its transfer tool carries (made by `handoff()`; none for a plain agent listed).
+ */
 export interface ResolvedHandoff {
   readonly agent: AnyAgent;
   readonly toolName: string;
   readonly description: string;
   readonly options: HandoffOptions;
+  readonly code?: object;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * Lets an agent hand the run to `agent`, with options: the tool's name and description, an
- * `inputFilter` for what the handed-to agent's model is sent, an `approval` before the switch.
- * List it in `defineAgent({ handoffs })` (a plain agent there means default options).
- *
- * @example
- * const triage = defineAgent({
- *   name: 'triage',
- *   instructions: 'Route the user to the right desk.',
- *   model: scriptedModel(['Hello!']),
- *   handoffs: () => [
- *     handoff(billing, {
- *       description: 'Invoices, refunds and payment questions.',
- *       inputFilter: (messages) => messages.filter((message) => message.role !== 'tool'),
- *       approval: true,
- *     }),
- *   ],
- * });
+ * The handoff `handoff(agent, options)` makes, checked; `code` (the interpreter's, which
+ * `handoff` passes in) goes with it to its transfer tool, which then runs as a function tool
+ * made by `defineTool` does (an approval policy's assignees resolved by it).
  */
-export function handoff(agent: AnyAgent, options: HandoffOptions = {}): Handoff {
+export function handoffFrom(agent: AnyAgent, options: HandoffOptions, code: object): Handoff {
   if (!isAgent(agent)) {
     throw new TurnkitError('CONFIG_INVALID', 'handoff(agent, options) takes an agent made by defineAgent.');
   }
   checkOptions(`handoff(${agent.name})`, options);
-  return Object.freeze({ kind: 'handoff', agent, options: { ...options } });
+  return Object.freeze({ kind: 'handoff', agent, options: { ...options }, [TOOL_CODE]: code });
 }
 
 /** An agent made by `defineAgent` (it has a tool index), as far as a handoff needs one. */
@@ -68,7 +65,11 @@ function checkOptions(owner: string, options: HandoffOptions): void {
   if (inputFilter !== undefined && typeof inputFilter !== 'function') {
     throw new TurnkitError('CONFIG_INVALID', `${owner}: inputFilter must be a function of the messages.`);
   }
-  if (approval !== undefined && typeof approval !== 'boolean') checkApprovalPolicy(owner, approval);
+  if (approval !== undefined && typeof approval !== 'boolean') {
+    checkApprovalPolicy(owner, approval);
+    // A handoff's approval has no expiry of its own: a reminder could never be sent.
+    checkKeptAsk(`${owner}: approval`, approval, false);
+  }
 }
 
 /** `transfer_to_<name>`, the name's other characters as `_`, cut to the 64 characters a tool name may have. */
@@ -137,7 +138,9 @@ function resolveEntry(owner: AnyAgent, entry: unknown, index: number): ResolvedH
     );
   }
   const options = made?.kind === 'handoff' ? (made.options ?? {}) : {};
+  const code = made?.kind === 'handoff' ? (made as { [TOOL_CODE]?: object })[TOOL_CODE] : undefined;
   return {
+    ...(code ? { code } : {}),
     agent: target,
     toolName: options.toolName ?? transferToolName(target.name),
     description:

@@ -1,11 +1,15 @@
 /**
  * The `transfer_to_<name>` tools (DESIGN §27) and the agent as it plays: its own tools plus one
- * transfer tool per handoff. A transfer tool is an ordinary function tool — its approval, its
- * in-doubt handling, its events are every tool's — whose result `{ ok: true, transferred_to }`
- * marks the switch; the loop makes the switch when the step that called it ends (see step.ts).
+ * transfer tool per handoff. A transfer tool is a function tool — its approval, its events are
+ * every tool's — whose result `{ ok: true, transferred_to }` marks the switch; the loop makes the
+ * switch when the step that called it ends (see step.ts). One made by `handoff()` carries the code
+ * that runs a function tool (as `defineTool`'s do); for a plain agent listed, the loop runs the
+ * call itself (interpreter/handoff-switch.ts), so a program without `handoff()` bundles none of it.
  */
 import { z } from 'zod';
-import { type AnyAgent, type AnyFunctionTool, defineTool, type HandoffInput } from '../tools/index.js';
+import { TOOL_CODE } from '../keys.js';
+import { type AnyAgent, type AnyFunctionTool, hashSchema, toJsonSchema } from '../tools/index.js';
+import type { ToolSpec } from '../types.js';
 import { handoffsOf, type ResolvedHandoff } from './handoff.js';
 
 /** Each playing agent's transfer tools, by tool name. */
@@ -13,18 +17,43 @@ const transfers = new WeakMap<AnyAgent, ReadonlyMap<string, ResolvedHandoff>>();
 /** The playing form of each agent that has handoffs. */
 const playing = new WeakMap<AnyAgent, AnyAgent>();
 
+/** A transfer tool's input (`HandoffInput`), and its JSON Schema: the same for every handoff, made once. */
+let shape:
+  | { input: z.ZodType; parameters: ToolSpec['function']['parameters']; schemaHash: string }
+  | undefined;
+
+function transferShape(): NonNullable<typeof shape> {
+  if (shape) return shape;
+  const input = z.object({
+    reason: z.string().optional().describe('Why the conversation is handed over, for the agent taking it.'),
+  });
+  const parameters = toJsonSchema('A transfer tool: its input schema', input);
+  shape = { input, parameters, schemaHash: hashSchema(parameters) };
+  return shape;
+}
+
+/**
+ * The transfer tool of a handoff: the function tool `defineTool` would make of it, built here
+ * without `defineTool`'s checks (DESIGN §18's size budget: every program bundles handoffs, since
+ * `handoffs` may list plain agents). Its name was checked by `handoff()` or made valid by
+ * `transferToolName`; `handoff()` checked its approval policy, and gave it its code.
+ */
 function transferTool(handoff: ResolvedHandoff): AnyFunctionTool {
   const { approval } = handoff.options;
-  return defineTool({
-    name: handoff.toolName,
-    description: handoff.description,
-    input: z.object({
-      reason: z.string().optional().describe('Why the conversation is handed over, for the agent taking it.'),
-    }),
+  const { toolName: name, description } = handoff;
+  const { input, parameters, schemaHash } = transferShape();
+  return {
+    name,
+    description,
+    input,
     ...(approval ? { needsApproval: true } : {}),
-    ...(typeof approval === 'object' ? { approval } : {}),
-    execute: (_input: HandoffInput) => ({ ok: true, transferred_to: handoff.agent.name }),
-  }) as AnyFunctionTool;
+    ...(typeof approval === 'object' ? { approval: approval as AnyFunctionTool['approval'] } : {}),
+    execute: () => ({ ok: true, transferred_to: handoff.agent.name }),
+    kind: 'function',
+    spec: { type: 'function', function: { name, description, parameters } },
+    schemaHash,
+    ...(handoff.code ? { [TOOL_CODE]: handoff.code } : {}),
+  };
 }
 
 /**

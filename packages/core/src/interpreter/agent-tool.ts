@@ -10,9 +10,9 @@ import { TurnkitError } from '../errors.js';
 import {
   type AnyAgent,
   type AnyFunctionTool,
-  defineTool,
   type FunctionTool,
   type SubagentQuestionPolicy,
+  toolFrom,
 } from '../tools/index.js';
 import { childRun } from './child.js';
 import { playAgentToolCall } from './subagent-call.js';
@@ -61,7 +61,7 @@ function notRunDirectly(): never {
  * const lead = defineAgent({ name: 'lead', instructions: '…', model, tools: [research] });
  */
 export function agentTool(child: AnyAgent, options: AgentToolOptions = {}): AgentTool {
-  const tool = defineTool({
+  const tool = toolFrom({
     name: options.name ?? child.name,
     description:
       options.description ??
@@ -74,7 +74,7 @@ export function agentTool(child: AnyAgent, options: AgentToolOptions = {}): Agen
 
 /** The built-in tool an agent gets when one of its agent tools uses the `parent` policy. */
 export function answerSubagentTool(): AnyFunctionTool {
-  const tool = defineTool({
+  const tool = toolFrom({
     name: 'answer_subagent',
     description:
       'Answer a question, decide an approval or fill in an input form that one of your sub-agents asked you (a tool result with "status":"needs_input"). The result is the sub-agent\'s final output, or its next question in the same shape.',

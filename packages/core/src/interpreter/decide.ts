@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { AnswerError, type AnswerIssue, StateError } from '../errors.js';
-import { inputKey, type ReviewDeps, rememberKey, TOOL_APPROVAL } from '../hooks/index.js';
+import { inputKey, rememberKey, TOOL_APPROVAL } from '../hooks/index.js';
 import type { Resolution, ResolvedRecord, StoredInteraction } from '../machine/index.js';
 import {
   controlCharacterIssues,
@@ -22,22 +22,6 @@ import { unsafeFormSchema } from './form-guard.js';
 import { hooksFor } from './hook-runtime.js';
 import type { Run } from './run.js';
 import { checkToolInput } from './tool-input.js';
-
-/** What deciding a review needs from the run: its tools' schemas and its hooks' remember keys. */
-function reviewDeps(run: Run): ReviewDeps {
-  return {
-    checkInput: (toolName, value) => {
-      const tool = run.agent.toolIndex.get(toolName);
-      if (tool?.kind !== 'function') return null;
-      const checked = checkToolInput(tool, value);
-      if (checked.ok) return null;
-      return checked.error.issues.map(
-        (issue): AnswerIssue => ({ path: ['edit', ...issue.path.map(pathPart)], message: issue.message }),
-      );
-    },
-    inputKey: (hook, input) => hooksFor(run).hookInputKey(run, hook, input),
-  };
-}
 
 /** The key of a tool's approval given with `remember: 'run'`, or nothing. */
 function rememberedApproval(
@@ -303,8 +287,10 @@ function decideOne(
   // made in this file, so no key is `__proto__`.
   const recordOf: RecordOf = (resolution, ...fields) => Object.assign({}, base, { resolution }, ...fields);
   if (interaction.kind === 'budget') return decideBudget(interaction, response, recordOf, rationale);
-  if (interaction.kind === 'review')
-    return hooksFor(run).decideReview(interaction, response, recordOf, reviewDeps(run));
+  if (interaction.kind === 'review') {
+    const hooks = hooksFor(run);
+    return hooks.decideReview(interaction, response, recordOf, hooks.reviewDeps(run));
+  }
   const resumeWith = (record: ResolvedRecord, askResponse: object): Resolution => ({
     toolCallId,
     records: [record],

@@ -3,10 +3,13 @@
  * so the run is played from here on by the agent it names — on the same transcript, recorded in
  * the snapshot as the active agent. Every event that can end a step goes through {@link sendSettling}.
  */
-import { handoffMade, playingAgent } from '../handoffs/index.js';
+import { handoffMade, playingAgent, transferOf } from '../handoffs/index.js';
 import type { LoopEvent } from '../machine/index.js';
-import type { ChatMessage } from '../types.js';
+import { toolErrorResult } from '../results.js';
+import type { AnyFunctionTool } from '../tools/index.js';
+import type { ChatMessage, ToolCall } from '../types.js';
 import { emit } from './events.js';
+import { finishTool, startTool } from './execute.js';
 import { activeHandoff, type Run, rootOf, send } from './run.js';
 
 /** Sends an event that may end the current step; a step that ends having handed off switches the agent. */
@@ -56,4 +59,24 @@ export function inputFilterError(run: Run): { code: string; message: string } {
     code: 'INPUT_FILTER_ERROR',
     message: `The inputFilter of the handoff from ${run.handoff?.from} to ${run.agent.name} failed (the error went to onError); the model was not called. Fix it, then retry the turn.`,
   };
+}
+
+/** The `tool_error` result of a tool that carries no code where it needs some: the loop cannot run it. */
+export function notRun(tool: { name: string }): { result: string } {
+  const message = `${tool.name} was not made by defineTool, askUserQuestion or handoff, so the loop cannot run it.`;
+  return { result: toolErrorResult('tool_error', message) };
+}
+
+/**
+ * The call of a function tool that carries no code (DESIGN §18: `defineTool` and `handoff` put
+ * it on their tools). A plain agent's transfer tool's call runs here — counted and shown as any
+ * call; its result marks the switch made when the step ends — and any other such tool is not run.
+ */
+export function codelessCall(run: Run, tool: AnyFunctionTool, call: ToolCall): { result: string } {
+  const handoff = transferOf(run.agent, tool.name);
+  if (!handoff) return notRun(tool);
+  startTool(run, call.id, tool.name);
+  const result = JSON.stringify({ ok: true, transferred_to: handoff.agent.name });
+  finishTool(run, call.id, tool.name, result);
+  return { result };
 }

@@ -7,8 +7,15 @@
  */
 export { decideReview, expiredReview, hookAnswered } from '../hooks/index.js';
 export { afterBefore, resumeReviewed } from './hook-calls.js';
-export { hookError, hookInputKey } from './hook-points.js';
-export { afterModelPoint, beforeModelPoint, messageOf, modelPoint, responseSubject } from './model-hooks.js';
+export { hookError, hookInputKey, reviewDeps } from './hook-points.js';
+export {
+  afterModelPoint,
+  beforeModelPoint,
+  messageOf,
+  modelPoint,
+  responseSubject,
+  resumedModelPoint,
+} from './model-hooks.js';
 export { afterToolPoint, beforeToolPoint } from './tool-hooks.js';
 
 /** The machinery a hook carries, as the loop calls it. */

@@ -6,6 +6,7 @@
  * The tool points are tool-hooks.ts, the model points model-hooks.ts.
  */
 
+import type { AnswerIssue } from '../errors.js';
 import {
   type AnyHook,
   applyDecision,
@@ -19,6 +20,7 @@ import {
   inputKey,
   isRemembered,
   type PointHost,
+  type ReviewDeps,
   resumeHook,
   runChain,
 } from '../hooks/index.js';
@@ -27,6 +29,7 @@ import type { AnyFunctionTool } from '../tools/index.js';
 import { type AskDraft, askDraft } from './ask.js';
 import { emit } from './events.js';
 import { now, type Run } from './run.js';
+import { checkToolInput } from './tool-input.js';
 
 const NO_HOOKS: readonly AnyHook[] = Object.freeze([]);
 
@@ -70,6 +73,25 @@ export function hasHooks(run: Run, point: HookPoint): boolean {
 /** The key an approval remembered by `hook` (a hook of the run) keeps for this input. */
 export function hookInputKey(run: Run, hook: string, input: unknown): string {
   return inputKey(hooksOf(run).find((item) => item.name === hook)?.rememberBy, input);
+}
+
+/** What deciding a review needs from the run: its tools' schemas and its hooks' remember keys. */
+export function reviewDeps(run: Run): ReviewDeps {
+  return {
+    checkInput: (toolName, value) => {
+      const tool = run.agent.toolIndex.get(toolName);
+      if (tool?.kind !== 'function') return null;
+      const checked = checkToolInput(tool, value);
+      if (checked.ok) return null;
+      return checked.error.issues.map(
+        (issue): AnswerIssue => ({
+          path: ['edit', ...issue.path.map((part) => (typeof part === 'number' ? part : String(part)))],
+          message: issue.message,
+        }),
+      );
+    },
+    inputKey: (hook, input) => hookInputKey(run, hook, input),
+  };
 }
 
 export function hostOf(run: Run, point: HookPoint, toolCallId?: string): PointHost {

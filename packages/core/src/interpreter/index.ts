@@ -17,6 +17,7 @@ export {
 } from './compaction.js';
 export { activeHandoffIn } from './decode.js';
 export { defineHook, toolPolicy } from './define-hooks.js';
+export { askUserQuestion, defineTool, handoff, shellAskTool } from './define-tool.js';
 export { beginTurn, emit } from './events.js';
 export { sendSettling } from './handoff-switch.js';
 export { IN_DOUBT, markInDoubt } from './in-doubt.js';

@@ -115,17 +115,6 @@ function responded(run: Run, message: AssistantMessage): void {
 
 /** The request for the next model call: instructions, compaction (DESIGN §22), then the beforeModel hooks. */
 async function requestFor(run: Run): Promise<ModelRequest | undefined> {
-  const resume = run.state.context.hookResume;
-  // A beforeModel review decided (DESIGN §26): its point goes on with the request it reviewed.
-  if (resume?.point === 'beforeModel') {
-    const hooks = hooksFor(run);
-    const stored = JSON.parse(resume.subject) as Pick<ModelRequest, 'messages' | 'settings'>;
-    return hooks.modelPoint(
-      run,
-      await hooks.beforeModelPoint(run, { ...modelRequest(run, ''), ...stored }, resume),
-      resume,
-    );
-  }
   const instructions = await instructionsFor(run);
   if (typeof instructions !== 'string') return void send(run, { type: 'MODEL_FAILED', error: instructions });
   // Long runs (DESIGN §22): the oldest messages may be compacted before the request is sent.
@@ -153,19 +142,17 @@ async function requestFor(run: Run): Promise<ModelRequest | undefined> {
 async function callModel(run: Run): Promise<void> {
   const { agent, options } = run;
   const context = run.state.context;
-  // An afterModel review decided (DESIGN §26): the reviewed response goes on, the model is not called again.
+  // A model point's review decided (DESIGN §26): that point goes on with what it reviewed (after
+  // an afterModel review, the reviewed response; the model is not called again).
   const resume = context.hookResume;
-  if (resume?.point === 'afterModel') {
-    const hooks = hooksFor(run);
-    const message = hooks.modelPoint(
-      run,
-      await hooks.afterModelPoint(run, hooks.messageOf(JSON.parse(resume.subject)), resume),
-      resume,
-    );
-    if (message) responded(run, sanitize(message, context.modelCalls + 1));
-    return;
-  }
-  const request = await requestFor(run);
+  const request = resume
+    ? await hooksFor(run).resumedModelPoint(
+        run,
+        resume,
+        (instructions) => modelRequest(run, instructions),
+        (message) => responded(run, sanitize(message, context.modelCalls + 1)),
+      )
+    : await requestFor(run);
   if (!request) return;
   emit(run, { type: 'model_started', step: context.modelCalls + 1 });
   const endSpan = tracingOf(run)?.modelSpan(run, context.modelCalls + 1) ?? noSpan;

@@ -201,3 +201,22 @@ export function modelPoint<T>(
   }
   return undefined;
 }
+
+/**
+ * A model point picked up again once its review was decided (DESIGN §26): `beforeModel` goes on
+ * with the request it reviewed (the request to send, or undefined once the machine was told);
+ * `afterModel` with the reviewed response, handed to `deliver` (the model is not called again).
+ */
+export async function resumedModelPoint(
+  run: Run,
+  resume: HookResume,
+  request: (instructions: string) => ModelRequest,
+  deliver: (message: AssistantMessage) => void,
+): Promise<ModelRequest | undefined> {
+  const subject = JSON.parse(resume.subject) as Pick<ModelRequest, 'messages' | 'settings'>;
+  if (resume.point === 'beforeModel')
+    return modelPoint(run, await beforeModelPoint(run, { ...request(''), ...subject }, resume), resume);
+  const message = modelPoint(run, await afterModelPoint(run, messageOf(subject), resume), resume);
+  if (message) deliver(message);
+  return undefined;
+}

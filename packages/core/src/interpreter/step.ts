@@ -7,6 +7,7 @@
  */
 import { HANDOFF_IGNORED, transferCalls } from '../handoffs/index.js';
 import { type HookFailure, inputKey, isRemembered, TOOL_APPROVAL } from '../hooks/index.js';
+import { TOOL_CODE } from '../keys.js';
 import {
   type CallResult,
   extend,
@@ -15,30 +16,31 @@ import {
   type StoredInteraction,
 } from '../machine/index.js';
 import { toolErrorResult } from '../results.js';
-import {
-  type AnyFunctionTool,
-  type AskSignal,
-  assigneesProblem,
-  keptAskProblem,
-  type QuestionTool,
-  quorumProblem,
-} from '../tools/index.js';
+import type { AnyFunctionTool, QuestionTool } from '../tools/index.js';
 import type { ToolCall } from '../types.js';
 import { ABORTED, abortRace } from './abort.js';
-import { type AskDraft, askDraft, askResponseFor } from './ask.js';
-import { resolvePolicy } from './assignees.js';
+import type { AskDraft } from './ask.js';
 import type { DriveToRest } from './child.js';
 import { driftResult } from './drift.js';
-import { decideApproval, execute, finishTool } from './execute.js';
+import { type execute, finishTool } from './execute.js';
+import { codelessCall, notRun } from './handoff-switch.js';
 import { afterTool, beforeTool, hooksFor } from './hook-runtime.js';
 import { now, nowIso, type Run, tracingOf } from './run.js';
 import type { playAgentToolCall } from './subagent-call.js';
+import type { ToolCode } from './tool-code.js';
 import { parseToolInput } from './tool-input.js';
 
 /** A hook failed (DESIGN §26): the turn fails; a call whose tool ran holds its result (`resume`). */
 type HookFailed = { failed: HookFailure; resume?: StoredInteraction; askResponse?: string };
 
 type CallOutcome = CallResult | { draft: AskDraft } | HookFailed | undefined;
+
+/**
+ * The code a tool carries (`defineTool`'s, `askUserQuestion`'s, `handoff`'s; DESIGN §18), or
+ * undefined for one made otherwise: a plain agent's transfer tool, whose call {@link codelessCall}
+ * runs, or a tool the loop cannot run ({@link notRun}).
+ */
+const codeOf = (tool: AnyFunctionTool | QuestionTool) => (tool as { [TOOL_CODE]?: ToolCode })[TOOL_CODE];
 
 function expiresAt(run: Run, timeoutMs: number | undefined): string | null {
   return timeoutMs === undefined ? null : new Date(now(run).getTime() + timeoutMs).toISOString();
@@ -79,16 +81,20 @@ async function askQuestion(
   }
   const parsed = tool.parse(call.function.arguments);
   if (!parsed.ok) return { result: toolErrorResult('invalid_arguments', parsed.message) };
-  const policy = await resolvePolicy(
-    run,
-    tool.name,
-    call.id,
-    { questions: parsed.questions },
-    {
-      ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}),
-      ...tool.keep,
-    },
-  );
+  // Who may answer is resolved by the code the tool carries (askUserQuestion's), when it says.
+  const code = codeOf(tool);
+  const policy =
+    tool.assignees === undefined && tool.keep === undefined
+      ? { fields: {} }
+      : code
+        ? await code.resolvePolicy(
+            run,
+            tool.name,
+            call.id,
+            { questions: parsed.questions },
+            { ...(tool.assignees !== undefined ? { assignees: tool.assignees } : {}), ...tool.keep },
+          )
+        : notRun(tool);
   if ('result' in policy) return policy;
   const question: AskDraft = {
     kind: 'question',
@@ -111,7 +117,8 @@ async function runTool(
   input: unknown,
   options: Parameters<typeof execute>[4] = {},
 ): Promise<CallOutcome> {
-  const outcome = await execute(run, tool, call, input, options);
+  const code = codeOf(tool);
+  const outcome = code ? await code.execute(run, tool, call, input, options) : codelessCall(run, tool, call);
   if (!outcome) return outcome;
   // DESIGN §26: what the tool returned goes through the afterTool hooks before the model reads it.
   if ('result' in outcome) return afterTool(run, tool, call, input, outcome.result);
@@ -121,53 +128,10 @@ async function runTool(
     finishTool(run, call.id, tool.name, result);
     return { result };
   }
-  const made = askDraft(run, tool, call.function.arguments, outcome.ask, (ms) => expiresAt(run, ms));
-  const asked = 'result' in made ? made : await askPolicy(run, tool, call, input, outcome.ask.request, made);
+  // Only a tool's own code asks: this one carries it.
+  const asked = await code!.toolAsked(run, tool, call, input, outcome.ask, (ms) => expiresAt(run, ms));
   if ('result' in asked) finishTool(run, call.id, tool.name, asked.result);
   return asked;
-}
-
-/** A `ctx.ask`'s own `assignees`, `quorum` and `allowRequester`, resolved onto its interaction. */
-async function askPolicy(
-  run: Run,
-  tool: AnyFunctionTool,
-  call: ToolCall,
-  input: unknown,
-  request: AskSignal['request'],
-  made: { draft: AskDraft },
-): Promise<{ draft: AskDraft } | { result: string }> {
-  const { assignees, quorum, allowRequester, remindBeforeMs, escalate } = request ?? {};
-  const keep = {
-    ...(remindBeforeMs !== undefined ? { remindBeforeMs } : {}),
-    ...(escalate !== undefined ? { escalate } : {}),
-  };
-  const problems: [string, string | null][] = [
-    ['', keptAskProblem(keep, made.draft.expiresAt !== null)],
-    ['assignees', assignees === undefined ? null : assigneesProblem(assignees)],
-    ['quorum', quorum === undefined ? null : quorumProblem(quorum)],
-    [
-      'allowRequester',
-      allowRequester === undefined || typeof allowRequester === 'boolean' ? null : 'must be a boolean',
-    ],
-  ];
-  const found = problems.find(([, problem]) => problem !== null);
-  if (found) {
-    const [field, problem] = found;
-    return {
-      result: toolErrorResult(
-        'tool_error',
-        `${tool.name} asked the user something it cannot ask: ${field ? `${field} ` : ''}${problem}`,
-      ),
-    };
-  }
-  const policy = await resolvePolicy(run, tool.name, call.id, input, {
-    ...(assignees !== undefined ? { assignees } : {}),
-    ...(quorum !== undefined && made.draft.kind === 'approval' ? { quorum } : {}),
-    ...(allowRequester !== undefined ? { allowRequester } : {}),
-    ...keep,
-  });
-  if ('result' in policy) return policy;
-  return { draft: extend(made.draft, policy.fields) };
 }
 
 async function startCall(run: Run, tool: AnyFunctionTool, call: ToolCall): Promise<CallOutcome> {
@@ -199,10 +163,18 @@ async function approveOrRun(
       inputKey(tool.approval?.rememberBy as ((input: unknown) => string) | undefined, input),
     );
   if (tool.needsApproval && !remembered()) {
-    const decision = await decideApproval(run, tool, call, input);
+    const decision =
+      typeof tool.needsApproval === 'function'
+        ? await (codeOf(tool)?.decideApproval(run, tool, call, input) ?? notRun(tool))
+        : tool.needsApproval;
     if (typeof decision === 'object') return decision;
     if (decision !== false) {
-      const policy = await resolvePolicy(run, tool.name, call.id, input, tool.approval);
+      const code = codeOf(tool);
+      const policy = !tool.approval
+        ? { fields: {} }
+        : code
+          ? await code.resolvePolicy(run, tool.name, call.id, input, tool.approval)
+          : notRun(tool);
       if ('result' in policy) return policy;
       const approval: AskDraft = {
         kind: 'approval',
@@ -266,7 +238,9 @@ async function runCall(
     const raw = stepCall.approvedInput ?? call.function.arguments;
     const parsed = parseToolInput(tool, raw);
     if (!parsed.ok) return { result: parsed.result };
-    const response = askResponseFor(run, stepCall.interaction, stepCall.askResponse);
+    const code = codeOf(tool);
+    if (!code) return codelessCall(run, tool, call);
+    const response = code.askResponseFor(run, stepCall.interaction, stepCall.askResponse);
     const edited = stepCall.edited ? { editedInput: JSON.parse(raw) } : {};
     return runTool(run, tool, call, parsed.input, { response, ...edited });
   }

@@ -5,7 +5,8 @@
  * What the recording lacks is reported `missing`; with `model: 'live'` each response is compared.
  */
 import { ModelError } from '../errors.js';
-import { handoff, handoffsOf } from '../handoffs/index.js';
+import { handoffsOf } from '../handoffs/index.js';
+import { handoff } from '../interpreter/index.js';
 import { toolErrorResult } from '../results.js';
 import {
   type Agent,

@@ -5,6 +5,7 @@
  */
 import { TurnkitError } from '../errors.js';
 import { checkHooks } from '../hooks/index.js';
+import { TOOL_CODE } from '../keys.js';
 import type { ResponseFormat, ToolSpec } from '../types.js';
 import { checkBudget, checkPricing } from './budget-config.js';
 import { toJsonSchema } from './define-tool.js';
@@ -132,6 +133,13 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
   }
   const toolIndex = new Map<string, Tool>();
   for (const tool of tools) {
+    if (tool.kind === 'function' && !tool.subagent && !tool.builtin && !(TOOL_CODE in tool)) {
+      // The code that runs a tool travels with it (DESIGN §18): an object written by hand has none.
+      throw new TurnkitError(
+        'CONFIG_INVALID',
+        `Agent ${config.name}: tool ${tool.name} was not made by defineTool (or shellAskTool, agentTool), so it carries no code to run it. Make it with defineTool({ name, description, input, execute }); a copy made with a spread keeps what defineTool put on it.`,
+      );
+    }
     if (toolIndex.has(tool.name)) {
       throw new TurnkitError(
         'CONFIG_INVALID',

@@ -1,5 +1,6 @@
 /**
- * `defineTool`: a function tool the model can call. A tool is a plain description; running it
+ * `defineTool`'s checked description of a function tool (`toolFrom`; the package's `defineTool`
+ * adds the machinery of its asks, interpreter/define-tool.ts): a function tool the model can call. A tool is a plain description; running it
  * (parsing arguments, asking for approval, timeouts) is the interpreter's job.
  */
 import { z } from 'zod';
@@ -57,17 +58,10 @@ function given(config: { name: string; parameters?: unknown }): Record<string, u
 }
 
 /**
- * Defines a function tool the model can call.
- *
- * @example
- * const queryInventory = defineTool({
- *   name: 'query_inventory',
- *   description: 'Find vials of a cell line in the freezer.',
- *   input: z.object({ cellLine: z.string() }),
- *   execute: async ({ cellLine }) => ({ cellLine, vials: 3 }),
- * });
+ * A function tool from its config, checked. The package's `defineTool` (interpreter/define-tool.ts)
+ * is this with the machinery of the tool's own asks (`ctx.ask`) put on it.
  */
-export function defineTool<Input, Output, Context = unknown>(
+export function toolFrom<Input, Output, Context = unknown>(
   config: FunctionToolConfig<Input, Output, Context>,
 ): FunctionTool<Input, Output, Context> {
   checkName(config.name);

@@ -16,10 +16,10 @@ import { checkKeptAsk } from './kept-asks.js';
 import { assigneesProblem } from './policy.js';
 
 /**
- * The AskUserQuestion tool: the model asks the human 1–4 multiple-choice questions, and the turn
- * pauses with `needsInput` until `answerQuestion` supplies the answers.
+ * The question tool `askUserQuestion` makes (interpreter/define-tool.ts puts on it the code that
+ * resolves who may answer its questions).
  */
-export function askUserQuestion(options: AskUserQuestionOptions = {}): QuestionTool {
+export function questionToolFrom(options: AskUserQuestionOptions = {}): QuestionTool {
   const name = options.name ?? 'AskUserQuestion';
   checkName(name);
   const assigned = options.assignees === undefined ? null : assigneesProblem(options.assignees);

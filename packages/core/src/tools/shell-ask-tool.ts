@@ -16,7 +16,7 @@ import {
 } from '../questions/index.js';
 import { toolErrorResult } from '../results.js';
 import type { Question } from '../types.js';
-import { defineTool } from './define-tool.js';
+import { toolFrom } from './define-tool.js';
 import type { AnyFunctionTool, AskResponse, QuestionInput, ToolContext } from './definitions.js';
 
 /** How the model is told to call the ask command. */
@@ -102,14 +102,10 @@ function normalized(questions: Question[], response: AskResponse): NormalizedAns
 }
 
 /**
- * A shell tool whose `AskUserQuestion '<json>'` / `ask '<json>'` commands pause the run for the
- * human, exactly as the question tool does; other commands go to `run(command, ctx)`.
- *
- * @example
- * const shell = shellAskTool({ run: async (command) => execInSandbox(command) });
- * const agent = defineAgent({ name: 'coder', instructions: '…', model, tools: [shell] });
+ * The shell tool `shellAskTool` makes (interpreter/define-tool.ts puts the machinery of its asks on
+ * it): its `AskUserQuestion '<json>'` / `ask '<json>'` commands ask, other commands go to `run`.
  */
-export function shellAskTool<Context = unknown>(options: ShellAskToolOptions<Context>): AnyFunctionTool {
+export function shellToolFrom<Context = unknown>(options: ShellAskToolOptions<Context>): AnyFunctionTool {
   if (typeof options?.run !== 'function') {
     throw new TurnkitError(
       'CONFIG_INVALID',
@@ -118,7 +114,7 @@ export function shellAskTool<Context = unknown>(options: ShellAskToolOptions<Con
   }
   const name = options.name ?? 'shell';
   const limits = resolveQuestionLimits(options.limits);
-  const tool = defineTool({
+  const tool = toolFrom({
     name,
     description: options.description ?? defaultDescription(name),
     input: z.object({ command: z.string().describe('The command line to run') }),
