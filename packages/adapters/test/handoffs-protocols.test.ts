@@ -15,17 +15,17 @@ import { send } from './http-fixtures.js';
 
 afterEach(closeServers);
 
-/** triage hands the run to the freezer desk, which asks which line. */
-function desk(): Agent {
+/** triage hands the run to the freezer desk, which asks which line (with its question tool named `questionTool`). */
+function desk(questionTool = 'AskUserQuestion'): Agent {
   const question = { question: 'Which line?', header: 'Line', options: ['K562', 'HeLa'] };
   const freezer = defineAgent({
     name: 'freezer',
     instructions: 'You are the LN2 freezer desk.',
     model: scriptedModel([
       'unused',
-      { toolCalls: [{ id: 'q1', name: 'AskUserQuestion', arguments: { questions: [question] } }] },
+      { toolCalls: [{ id: 'q1', name: questionTool, arguments: { questions: [question] } }] },
     ]),
-    tools: [askUserQuestion()],
+    tools: [askUserQuestion({ name: questionTool })],
   });
   return defineAgent({
     name: 'triage',
@@ -50,6 +50,25 @@ describe('the AI SDK UI stream', () => {
     expect(finish).toMatchObject({
       type: 'finish',
       messageMetadata: { turnkit: { activeAgent: 'freezer' } },
+    });
+  });
+
+  it("shows the question of a handed-to agent's own question tool on its call's part, whatever its name", async () => {
+    const root = desk('AskFreezerDesk');
+    const result = await runTurn(root, { input: 'Thaw a vial' });
+    expect(result.pending).toMatchObject([
+      { kind: 'question', toolCallId: 'q1', toolName: 'AskFreezerDesk' },
+    ]);
+    const chunks = toUIMessageChunks(result, { agent: root });
+    // The call's own part carries the question (no synthetic part under the interaction's id).
+    const parts = chunks.filter((chunk) => chunk.type === 'tool-input-available');
+    expect(parts.map((chunk) => chunk.toolCallId)).toEqual(['h1', 'q1']);
+    expect(parts[1]).toMatchObject({
+      toolName: 'AskFreezerDesk',
+      input: { questions: [{ header: 'Line' }] },
+    });
+    expect(chunks.at(-1)).toMatchObject({
+      messageMetadata: { turnkit: { pending: [{ kind: 'question', toolCallId: 'q1' }] } },
     });
   });
 });

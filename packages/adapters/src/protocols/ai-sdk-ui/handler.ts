@@ -43,7 +43,7 @@ import {
 } from './request.js';
 import { type ChatRuns, clientHeldRuns, storeRuns } from './runs.js';
 import { streamTurn } from './stream.js';
-import { pendingPart, questionToolNames } from './view.js';
+import { pendingPart } from './view.js';
 
 /**
  * Options of {@link aiSdkHandler}: those of `createHandler` that apply to a chat (see
@@ -135,7 +135,6 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
     throw renamed(error);
   }
   const agent = options.agent;
-  const questionTools = questionToolNames(agent);
   const onError = options.onError ?? defaultOnError;
 
   /** The options of one call: the clock, the caller, and where model failures are reported. */
@@ -208,7 +207,7 @@ export function aiSdkMount(options: AiSdkHandlerOptions, hooks: AiSdkMountHooks)
     // waits now, which wins for a part named by both.
     const listed = [
       ...listedPending(last),
-      ...(current?.pending.map((interaction) => pendingPart(interaction, questionTools)) ?? []),
+      ...(current?.pending.map((interaction) => pendingPart(interaction)) ?? []),
     ];
     const responses = responsesOf(chat, listed);
     if (responses.length === 0) {

@@ -104,7 +104,7 @@ export function toUIMessages(
   });
   const last = out.at(-1);
   if (last?.role === 'assistant') {
-    last.metadata = { turnkit: turnkitMetadata(result, options.agent, options.withSnapshot === true) };
+    last.metadata = { turnkit: turnkitMetadata(result, options.withSnapshot === true) };
   }
   return out;
 }

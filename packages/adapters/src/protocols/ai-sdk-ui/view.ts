@@ -58,37 +58,25 @@ export interface AssistantView {
   synthetic: ToolPartView[];
 }
 
-/** Which tool names are question tools: from the agent when given, else the default name. */
-export function questionToolNames(agent: AnyAgent | undefined): ReadonlySet<string> {
-  if (!agent) return new Set([QUESTION_PART_TOOL]);
-  return new Set(agent.tools.filter((tool) => tool.kind === 'question').map((tool) => tool.name));
-}
-
 /**
- * Whether an interaction shows on its tool call's own part: the top agent's model asked for it (an
- * approval of its call, or a question of the question tool), not a tool's code. Everything else
- * gets a synthetic part.
+ * Whether an interaction shows on its tool call's own part: the model of the agent playing the run
+ * asked for it (an approval of its call, or a question of its question tool — whatever that tool is
+ * named, and whichever agent of a handoff graph plays), not a tool's code (`askedByTool`) or a
+ * sub-agent. Everything else gets a synthetic part.
  */
 export function isDirect(
-  interaction: Pick<PendingInteraction, 'kind' | 'agentPath' | 'toolName' | 'askedByTool'>,
-  questionTools: ReadonlySet<string>,
+  interaction: Pick<PendingInteraction, 'kind' | 'agentPath' | 'askedByTool'>,
 ): boolean {
   if (interaction.agentPath.length !== 1 || interaction.askedByTool) return false;
-  return (
-    interaction.kind === 'approval' ||
-    (interaction.kind === 'question' && questionTools.has(interaction.toolName))
-  );
+  return interaction.kind === 'approval' || interaction.kind === 'question';
 }
 
 /** The metadata entry of a pending interaction. */
-export function pendingPart(
-  interaction: PendingInteraction,
-  questionTools: ReadonlySet<string>,
-): TurnkitPendingPart {
+export function pendingPart(interaction: PendingInteraction): TurnkitPendingPart {
   return {
     id: interaction.id,
     kind: interaction.kind,
-    toolCallId: isDirect(interaction, questionTools) ? interaction.toolCallId : interaction.id,
+    toolCallId: isDirect(interaction) ? interaction.toolCallId : interaction.id,
     agentPath: interaction.agentPath,
     expiresAt: interaction.expiresAt,
   };
@@ -191,7 +179,6 @@ export function assistantView(
   pending: readonly PendingInteraction[],
   agent: AnyAgent | undefined,
 ): AssistantView {
-  const questionTools = questionToolNames(agent);
   const results = new Map<string, string>();
   for (let index = from; index < messages.length; index++) {
     const message = messages[index]!;
@@ -200,7 +187,7 @@ export function assistantView(
   const direct = new Map<string, PendingInteraction>();
   const synthetic: ToolPartView[] = [];
   for (const interaction of pending) {
-    if (isDirect(interaction, questionTools)) direct.set(interaction.toolCallId, interaction);
+    if (isDirect(interaction)) direct.set(interaction.toolCallId, interaction);
     else synthetic.push(syntheticPart(interaction));
   }
   const steps: StepView[] = [];
@@ -228,14 +215,12 @@ export function turnkitMetadata(
     snapshot?: string;
     activeAgent?: string;
   },
-  agent: AnyAgent | undefined,
   withSnapshot: boolean,
 ): TurnkitMetadata {
-  const questionTools = questionToolNames(agent);
   return {
     runId: result.runId,
     status: result.status,
-    pending: result.pending.map((interaction) => pendingPart(interaction, questionTools)),
+    pending: result.pending.map((interaction) => pendingPart(interaction)),
     ...(withSnapshot && result.snapshot !== undefined ? { snapshot: result.snapshot } : {}),
     ...(result.activeAgent !== undefined ? { activeAgent: result.activeAgent } : {}),
   };

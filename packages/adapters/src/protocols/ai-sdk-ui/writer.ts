@@ -44,7 +44,7 @@ export function knownMessage(message: UIMessageLike | undefined): KnownMessage {
 
 /** Options of the writer that turns a turn into AI SDK UI message chunks (the `useChat` stream). */
 export interface WriterOptions {
-  /** Tells which tools are question tools (default: those named `AskUserQuestion`). */
+  /** The agent whose question tool's calls are shown with their input normalised (`{ questions }`); default: the calls' parsed arguments. */
   agent?: AnyAgent;
   /** The assistant message the client continues, if any. */
   continuing?: UIMessageLike;
@@ -149,7 +149,7 @@ export class TurnChunkWriter {
     });
     for (const tool of view.synthetic) this.sync(tool);
     this.finishStep();
-    const metadata = turnkitMetadata(result, this.options.agent, this.options.withSnapshot === true);
+    const metadata = turnkitMetadata(result, this.options.withSnapshot === true);
     this.push({
       type: 'finish',
       finishReason: FINISH_REASONS[result.status],
