@@ -137,7 +137,7 @@ export function defineAgent<TOutput = string>(config: AgentConfig<TOutput>): Age
       // The code that runs a tool travels with it (DESIGN §18): an object written by hand has none.
       throw new TurnkitError(
         'CONFIG_INVALID',
-        `Agent ${config.name}: tool ${tool.name} was not made by defineTool (or shellAskTool, agentTool), so it carries no code to run it. Make it with defineTool({ name, description, input, execute }); a copy made with a spread keeps what defineTool put on it.`,
+        `Agent ${config.name}: tool ${tool.name} was not made by defineTool, so it carries no code to run it. Make it with defineTool (a spread copy of a made tool keeps that code).`,
       );
     }
     if (toolIndex.has(tool.name)) {
