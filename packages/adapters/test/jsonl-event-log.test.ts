@@ -246,4 +246,47 @@ describe('jsonlEventLog redact', () => {
     // The events handed to other observers keep their values.
     expect(JSON.stringify(seen)).toContain('078-05-1121');
   });
+
+  it("masks the JSON inside the messages a turn adds: a turn's input and a delivered message", async () => {
+    const history = [
+      { role: 'user' as const, content: 'enrol Ada' },
+      {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function' as const,
+            function: { name: 'enrol_donor', arguments: '{"name":"Ada","ssn":"078-05-1120"}' },
+          },
+        ],
+      },
+      { role: 'tool' as const, tool_call_id: 'c1', content: '{"enrolled":true,"ssn":"078-05-1120"}' },
+    ];
+    const dir = await tempDir();
+    const log = jsonlEventLog(dir, { redact: ['ssn'] });
+    const at = '2026-05-01T10:00:00.000Z';
+    log.onEvent(event('run-messages', at, { type: 'turn_started', trigger: 'input', input: history }));
+    log.onEvent(
+      event('run-messages', at, { type: 'message_delivered', messageId: 'm-1', messages: history }),
+    );
+    await log.flush();
+    const written = await readEvents(dir, 'run-messages');
+    expect(written).toHaveLength(2);
+    expect(JSON.stringify(written)).not.toContain('078-05-1120');
+    for (const line of written) {
+      const messages = (
+        line.type === 'turn_started'
+          ? line.input
+          : line.type === 'message_delivered'
+            ? line.messages
+            : undefined
+      )!;
+      const call = messages[1]!.role === 'assistant' ? messages[1]!.tool_calls![0]! : undefined;
+      expect(JSON.parse(call!.function.arguments)).toEqual({ name: 'Ada', ssn: '[redacted]' });
+      expect(JSON.parse(messages[2]!.content as string)).toEqual({ enrolled: true, ssn: '[redacted]' });
+    }
+    // The events themselves were not changed.
+    expect(history[1]!.tool_calls![0]!.function.arguments).toContain('078-05-1120');
+  });
 });

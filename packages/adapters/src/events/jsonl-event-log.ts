@@ -5,7 +5,7 @@
  */
 import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentEvent } from '@turnkit/core';
+import type { AgentEvent, ChatMessage } from '@turnkit/core';
 import { SnapshotError } from '@turnkit/core';
 import { assertSafeRunId } from '../stores/index.js';
 
@@ -28,7 +28,9 @@ export interface JsonlEventLogOptions {
    * so they are parsed and matched as if they stood at `payload.input` (`'payload.input.ssn'`,
    * `'input.ssn'` and `'ssn'` all mask them; arguments that are not JSON are masked whole); and a
    * tool result (`tool_finished`, `interaction_resolved`) that is JSON is matched as if it stood at
-   * `result`, the input a human edited into it at `editedInput` and `payload.input`.
+   * `result`, the input a human edited into it at `editedInput` and `payload.input`. The messages a
+   * turn adds (`turn_started.input`, `message_delivered.messages`) are masked alike: their tool
+   * calls' arguments as inputs, their tool messages' content as results.
    */
   redact?: string[];
 }
@@ -60,15 +62,31 @@ export function redactEvent(event: AgentEvent, paths: readonly string[]): AgentE
     }
   };
   mask(copy);
-  if (copy.type === 'model_finished') {
-    for (const call of copy.message?.tool_calls ?? []) {
-      call.function.arguments = maskArguments(call.function.arguments, mask);
-    }
-  }
+  if (copy.type === 'model_finished' && copy.message) maskMessages([copy.message], mask);
+  // Messages a turn adds (its input, a queued message as it is delivered) hold the same JSON texts.
+  if (copy.type === 'turn_started' && copy.input) maskMessages(copy.input, mask);
+  if (copy.type === 'message_delivered' && copy.messages) maskMessages(copy.messages, mask);
   if ((copy.type === 'tool_finished' || copy.type === 'interaction_resolved') && copy.result) {
     copy.result = maskResult(copy.result, mask);
   }
   return copy;
+}
+
+/**
+ * The JSON texts inside chat messages, masked as the events that carry them alone are: each tool
+ * call's arguments as the tool's input (`model_finished`), each tool message's content as a
+ * tool result (`tool_finished`).
+ */
+function maskMessages(messages: ChatMessage[], mask: (root: unknown) => void): void {
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        call.function.arguments = maskArguments(call.function.arguments, mask);
+      }
+    } else if (message.role === 'tool') {
+      message.content = maskResult(message.content, mask);
+    }
+  }
 }
 
 /**

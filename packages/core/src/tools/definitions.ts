@@ -204,7 +204,10 @@ export interface FunctionToolConfig<Input, Output, Context = unknown> {
   errorMessage?: (error: unknown) => string;
 }
 
-/** A function tool, made by {@link defineTool}. */
+/**
+ * A function tool, made by {@link defineTool} (or `shellAskTool`), which puts on it the code that
+ * runs a tool; `defineAgent` refuses one written by hand as an object (`CONFIG_INVALID`).
+ */
 export interface FunctionTool<Input = unknown, Output = unknown, Context = unknown>
   extends FunctionToolConfig<Input, Output, Context> {
   kind: 'function';
