@@ -292,10 +292,14 @@ describe.skipIf(!url)('redisStore', () => {
       const ttl = await client.ttl(`${prefix}${runId}`);
       expect(ttl).toBeGreaterThan(50);
       expect(ttl).toBeLessThanOrEqual(60);
-      // As if Redis had expired the hash: the index entry must not come back as a run.
+      const late = { id: 'late-1', messages: JSON.stringify([{ role: 'user', content: 'and log it' }]) };
+      expect(await store.queueMessage!(runId, late)).toEqual({ live: false });
+      // As if Redis had expired the hash: the index entry must not come back as a run, and the
+      // message queued on it (DESIGN §30) goes with it.
       await client.del(`${prefix}${runId}`);
       expect(await store.listExpired(new Date())).not.toContain(runId);
       expect(await client.zscore(`${prefix}__expiry__`, runId)).toBeNull();
+      expect(await client.hexists(`${prefix}__queued__`, runId)).toBe(0);
     });
 
     it('leaves out of the inbox the entries of a run whose key expired (ttlSeconds)', async () => {
@@ -313,9 +317,15 @@ describe.skipIf(!url)('redisStore', () => {
       });
       await store.put(expired, 'x', { expectedVersion: null, pending: [entry('2030-01-01T00:00:00.000Z')] });
       await store.put(kept, 'x', { expectedVersion: null, pending: [entry('2030-01-01T00:01:00.000Z')] });
+      // A message queued on each while their asks wait (DESIGN §30).
+      const late = { id: 'late-1', messages: JSON.stringify([{ role: 'user', content: 'and log it' }]) };
+      for (const runId of [expired, kept]) await store.queueMessage!(runId, late);
       await client.del(`${prefix}${expired}`);
       const page = await store.listPending!({ principal }, 10, null);
       expect(page.items.map((item) => item.runId)).toEqual([kept]);
+      // The expired run's queued message went with it; the live run keeps its own.
+      expect(await client.hexists(`${prefix}__queued__`, expired)).toBe(0);
+      expect((await store.get(kept))?.queued).toEqual([late]);
     });
 
     it('lists by kind from its own sorted set, and indexes once the entries an earlier version wrote without one', async () => {

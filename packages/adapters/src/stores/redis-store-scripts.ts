@@ -330,21 +330,41 @@ return {run[1], owner, live, now, run[5], length}
 `;
 
 /**
- * KEYS: expiry index, then run hashes. ARGV: the run ids of those hashes. Drops the index entry of
- * every run whose hash is gone (with `ttlSeconds` a hash can vanish before its entry), checked and
- * dropped atomically so a run written meanwhile keeps its entry. Returns 1 (kept) or 0 per run.
+ * KEYS: expiry index, queue hash, then run hashes. ARGV: the run ids of those hashes. Drops the
+ * index entry and the queued messages (DESIGN §30) of every run whose hash is gone (with
+ * `ttlSeconds` a hash can vanish before them), checked and dropped atomically so a run written
+ * meanwhile keeps both. Returns 1 (kept) or 0 per run.
  */
 export const DROP_GONE_SCRIPT = `
 local kept = {}
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then
-    kept[i - 1] = 1
+    kept[i - 2] = 1
   else
-    redis.call('ZREM', KEYS[1], ARGV[i - 1])
-    kept[i - 1] = 0
+    redis.call('ZREM', KEYS[1], ARGV[i - 2])
+    redis.call('HDEL', KEYS[2], ARGV[i - 2])
+    kept[i - 2] = 0
   end
 end
 return kept
+`;
+
+/**
+ * KEYS: queue hash, then run hashes. ARGV: the run ids of those hashes. Which runs are gone (with
+ * `ttlSeconds` a hash can vanish before its inbox entries and queued messages), and the queued
+ * messages of those dropped, atomically with the check. Returns 1 (exists) or 0 per run.
+ */
+export const GONE_RUNS_SCRIPT = `
+local exists = {}
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    exists[i - 1] = 1
+  else
+    redis.call('HDEL', KEYS[1], ARGV[i - 1])
+    exists[i - 1] = 0
+  end
+end
+return exists
 `;
 
 /**

@@ -36,6 +36,7 @@ import {
   DROP_GONE_SCRIPT,
   GET_AT_SCRIPT,
   GET_SCRIPT,
+  GONE_RUNS_SCRIPT,
   HEAD_SCRIPT,
   KIND_INDEX_SCRIPT,
   PRUNE_SCRIPT,
@@ -112,7 +113,8 @@ type GetReply =
  * `listExpired` reads. Messages queued on a run (DESIGN §30, `queueMessage`) are the run id's field
  * of the hash `prefix + '__queued__'` (JSON), which rewrites of the run's hash leave alone; each
  * write removes the ids it delivered in its own script. (With `ttlSeconds` that field outlives an
- * expired run until the run id is written or deleted again.)
+ * expired run until the run id is written or deleted again, or a listing — `listPending`,
+ * `listExpired` — meets the run gone and drops it.)
  *
  * `put`, `putParts`, `renew` and `get` are Lua scripts that read the server's `TIME`: a lease is
  * taken, refused, extended and reported live by Redis alone, so concurrent writers get exactly one
@@ -179,8 +181,9 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     const keys = candidates.map((runId) => prefix + runId);
     const kept = (await runScript(
       DROP_GONE_SCRIPT,
-      keys.length + 1,
+      keys.length + 2,
       expiryKey,
+      queueKey,
       ...keys,
       ...candidates,
     )) as number[];
@@ -197,14 +200,19 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
     return kindIndex;
   }
 
-  /** The run ids among `runIds` whose hash no longer exists. */
+  /** The run ids among `runIds` whose hash no longer exists (their queued messages dropped). */
   async function vanished(runIds: string[]): Promise<Set<string>> {
     const unique = [...new Set(runIds)];
     if (unique.length === 0) return new Set();
-    const pipeline = client.pipeline();
-    for (const runId of unique) pipeline.exists(prefix + runId);
-    const replies = (await pipeline.exec()) ?? [];
-    return new Set(unique.filter((_, index) => replies[index]?.[1] === 0));
+    // Their queued messages go with them (GONE_RUNS_SCRIPT), so a queue field does not outlive its run.
+    const exists = (await runScript(
+      GONE_RUNS_SCRIPT,
+      unique.length + 1,
+      queueKey,
+      ...unique.map((runId) => prefix + runId),
+      ...unique,
+    )) as number[];
+    return new Set(unique.filter((_, index) => exists[index] === 0));
   }
 
   /** Runs a write script (its ARGV after the shared ones: `extra`) and maps its refusals to errors. */
