@@ -331,9 +331,10 @@ return {run[1], owner, live, now, run[5], length}
 
 /**
  * KEYS: expiry index, queue hash, then run hashes. ARGV: the run ids of those hashes. Drops the
- * index entry and the queued messages (DESIGN §30) of every run whose hash is gone (with
+ * expiry index entry and the queued messages (DESIGN §30) of every run whose hash is gone (with
  * `ttlSeconds` a hash can vanish before them), checked and dropped atomically so a run written
- * meanwhile keeps both. Returns 1 (kept) or 0 per run.
+ * meanwhile keeps both. Returns 1 (kept) or 0 per run. `listExpired` and `listPending` call it on
+ * the runs they meet.
  */
 export const DROP_GONE_SCRIPT = `
 local kept = {}
@@ -347,24 +348,6 @@ for i = 3, #KEYS do
   end
 end
 return kept
-`;
-
-/**
- * KEYS: queue hash, then run hashes. ARGV: the run ids of those hashes. Which runs are gone (with
- * `ttlSeconds` a hash can vanish before its inbox entries and queued messages), and the queued
- * messages of those dropped, atomically with the check. Returns 1 (exists) or 0 per run.
- */
-export const GONE_RUNS_SCRIPT = `
-local exists = {}
-for i = 2, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then
-    exists[i - 1] = 1
-  else
-    redis.call('HDEL', KEYS[1], ARGV[i - 1])
-    exists[i - 1] = 0
-  end
-end
-return exists
 `;
 
 /**

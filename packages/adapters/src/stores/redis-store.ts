@@ -36,7 +36,6 @@ import {
   DROP_GONE_SCRIPT,
   GET_AT_SCRIPT,
   GET_SCRIPT,
-  GONE_RUNS_SCRIPT,
   HEAD_SCRIPT,
   KIND_INDEX_SCRIPT,
   PRUNE_SCRIPT,
@@ -204,15 +203,16 @@ export function redisStore(client: Redis, options: RedisStoreOptions = {}): Snap
   async function vanished(runIds: string[]): Promise<Set<string>> {
     const unique = [...new Set(runIds)];
     if (unique.length === 0) return new Set();
-    // Their queued messages go with them (GONE_RUNS_SCRIPT), so a queue field does not outlive its run.
-    const exists = (await runScript(
-      GONE_RUNS_SCRIPT,
-      unique.length + 1,
+    // Their expiry entries and queued messages go with them, so neither outlives its run.
+    const kept = (await runScript(
+      DROP_GONE_SCRIPT,
+      unique.length + 2,
+      expiryKey,
       queueKey,
       ...unique.map((runId) => prefix + runId),
       ...unique,
     )) as number[];
-    return new Set(unique.filter((_, index) => exists[index] === 0));
+    return new Set(unique.filter((_, index) => kept[index] === 0));
   }
 
   /** Runs a write script (its ARGV after the shared ones: `extra`) and maps its refusals to errors. */
