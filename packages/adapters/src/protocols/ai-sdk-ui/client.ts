@@ -1,7 +1,7 @@
 /**
  * The front-end half of the AI SDK adapter (`@turnkit/adapters/ai-sdk/client`): what a `useChat`
- * app imports in the browser. It imports nothing at all — no Node built-in, not even `ai` — so any
- * bundler takes it as is.
+ * app imports in the browser. It imports nothing at run time — no Node built-in, not even `ai` —
+ * so any bundler takes it as is; its types are core's (a type import, erased from the build).
  *
  * Every assistant message TurnKit streams carries `metadata.turnkit`: the run, its status and the
  * interactions it waits for, each with the `toolCallId` of the part that shows it. That list is
@@ -10,8 +10,10 @@
  * own part open while its question waits in a separate part, so they would never re-post.
  */
 
-/** What kind of answer a pending interaction takes. */
-export type TurnkitInteractionKind = 'question' | 'approval' | 'input' | 'budget' | 'in_doubt' | 'review';
+import type { InteractionKind, TurnStatus } from '@turnkit/core';
+
+/** What kind of answer a pending interaction takes (core's `InteractionKind`). */
+export type TurnkitInteractionKind = InteractionKind;
 
 /** One interaction the run waits for, as the assistant message's metadata lists it. */
 export interface TurnkitPendingPart {
@@ -34,15 +36,7 @@ export interface TurnkitPendingPart {
 export interface TurnkitMetadata {
   runId: string;
   /** The run's status after the turn: `needs_input`, `completed`, `failed`… */
-  status:
-    | 'completed'
-    | 'needs_input'
-    | 'failed'
-    | 'max_steps'
-    | 'aborted'
-    | 'budget_exceeded'
-    | 'blocked'
-    | 'running';
+  status: TurnStatus;
   /** What the run waits for (empty unless `needs_input`). */
   pending: TurnkitPendingPart[];
   /** Client-held mode only: the signed (or encrypted) snapshot the next request sends back. */
