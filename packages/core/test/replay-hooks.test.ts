@@ -10,6 +10,7 @@ import {
   type AgentEvent,
   approve,
   defineAgent,
+  defineHook,
   defineTool,
   runTurn,
   toolPolicy,
@@ -75,5 +76,23 @@ describe('replay of a run a hook paused (DESIGN §26, §28)', () => {
     const recording = recordingOf(events, { agentVersion: '0' });
     const without = await replay(support([]), recording);
     expect(without.divergences.map((divergence) => divergence.kind)).toContain('pause');
+  });
+
+  it('a turn a beforeModel hook blocked is recorded blocked, from its snapshot as from its events', async () => {
+    const closed = defineHook({ name: 'closed', beforeModel: () => ({ deny: 'outside office hours' }) });
+    const agent = defineAgent({
+      name: 'desk',
+      instructions: 'x',
+      model: scriptedModel(['hi']),
+      hooks: [closed],
+    });
+    const events: AgentEvent[] = [];
+    const blocked = await runTurn(agent, { input: 'refund it' }, { onEvent: (event) => events.push(event) });
+    expect(blocked.status).toBe('blocked');
+    for (const recording of [recordingOf(blocked.snapshot), recordingOf(events, { agentVersion: '0' })]) {
+      expect(recording.turns.map((turn) => turn.status)).toEqual(['blocked']);
+      // Today's agent blocks it the same way: no divergence.
+      expect((await replay(agent, recording)).divergences).toEqual([]);
+    }
   });
 });

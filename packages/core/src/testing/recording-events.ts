@@ -23,6 +23,7 @@ const ENDS: Partial<Record<AgentEvent['type'], TurnStatus>> = {
   turn_aborted: 'aborted',
   turn_max_steps: 'max_steps',
   turn_budget_exceeded: 'budget_exceeded',
+  turn_blocked: 'blocked',
 };
 
 /** What a turn asked, from its pending interaction: what replay needs to ask it again. */

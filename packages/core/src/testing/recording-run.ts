@@ -4,9 +4,10 @@
  * interaction gives each response and who gave it. Turn boundaries are inferred: a turn starts at
  * each user message and at each group of responses given together (same time, same principal).
  */
+import { statusOf } from '../interpreter/index.js';
 import type { ResolvedRecord } from '../machine/index.js';
 import type { DecodedSnapshot } from '../snapshot/index.js';
-import type { AssistantMessage, ChatMessage, TurnStatus } from '../types.js';
+import type { AssistantMessage, ChatMessage } from '../types.js';
 import {
   decisionOf,
   foldInDoubt,
@@ -19,15 +20,6 @@ import {
   topSteps,
   transferredTo,
 } from './recording-format.js';
-
-const RESTING: Record<string, TurnStatus> = {
-  waitingInput: 'needs_input',
-  completed: 'completed',
-  failed: 'failed',
-  maxSteps: 'max_steps',
-  aborted: 'aborted',
-  budgetExceeded: 'budget_exceeded',
-};
 
 /** `parent/child@call_1:2` → `['parent', 'child']`. */
 function pathOfId(id: string): string[] {
@@ -227,7 +219,7 @@ export function recordingOfRun(
     previous = message;
   }
   const last = builder.current;
-  if (last) last.status = RESTING[decoded.state.value] ?? 'running';
+  if (last) last.status = statusOf(decoded.state.value);
   return {
     format: RECORDING_FORMAT,
     version: RECORDING_VERSION,
