@@ -35,12 +35,17 @@ export function inputKey(rememberBy: ((input: unknown) => string) | undefined, i
   return canonicalJson(input);
 }
 
-/** Whether an approval remembered for the run (its keys: `remembered`) covers `owner`'s ask on this tool and input. */
+/**
+ * Whether an approval remembered for the run (its keys: `remembered`) covers `owner`'s ask on this
+ * tool and input. `key` makes the input's key (sorted JSON, or `rememberBy`'s): called only when the
+ * run remembers something, since most runs remember nothing and every guarded call asks.
+ */
 export function isRemembered(
   remembered: readonly string[] | undefined,
   owner: string,
   toolName: string,
-  key: string,
+  key: () => string,
 ): boolean {
-  return remembered?.includes(rememberKey(owner, toolName, key)) ?? false;
+  if (remembered === undefined || remembered.length === 0) return false;
+  return remembered.includes(rememberKey(owner, toolName, key()));
 }

@@ -111,11 +111,7 @@ export function hostOf(run: Run, point: HookPoint, toolCallId?: string): PointHo
       ? {
           remembered: (hook: AnyHook, subject: unknown) => {
             const { name, input } = subject as { name: string; input: unknown };
-            if (!run.state.context.remembered?.length) return false;
-            return isRemembered(
-              run.state.context.remembered,
-              hook.name,
-              name,
+            return isRemembered(run.state.context.remembered, hook.name, name, () =>
               inputKey(hook.rememberBy, input),
             );
           },

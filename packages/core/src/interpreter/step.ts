@@ -152,14 +152,8 @@ async function approveOrRun(
   raw: string,
   options: Parameters<typeof execute>[4] = {},
 ): Promise<CallOutcome> {
-  // The input's key (sorted JSON) is made only when the run remembers an approval at all.
   const remembered = () =>
-    run.state.context.remembered !== undefined &&
-    run.state.context.remembered.length > 0 &&
-    isRemembered(
-      run.state.context.remembered,
-      TOOL_APPROVAL,
-      tool.name,
+    isRemembered(run.state.context.remembered, TOOL_APPROVAL, tool.name, () =>
       inputKey(tool.approval?.rememberBy as ((input: unknown) => string) | undefined, input),
     );
   if (tool.needsApproval && !remembered()) {
