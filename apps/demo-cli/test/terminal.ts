@@ -114,8 +114,17 @@ afterEach(() => {
 export async function approveAndQuit(terminal: Terminal, dir: string): Promise<string[]> {
   await terminal.waitFor('enter: Approve');
   terminal.keys('Enter');
-  await terminal.waitFor('You ›');
-  terminal.keys('Enter');
-  const end = await terminal.waitFor('EXIT=0');
+  const end = await quitAtPrompt(terminal);
   return toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion');
+}
+
+/**
+ * Waits for the follow-up prompt of a finished turn, quits it with an empty line, and returns the
+ * screen at `EXIT=0`. It waits for the prompt's hint, not `You ›`: the first user line already
+ * shows `You ›`, so an Enter sent on that could arrive while the turn still plays, and be lost.
+ */
+export async function quitAtPrompt(terminal: Terminal): Promise<string> {
+  await terminal.waitFor('press enter on an empty line to quit');
+  terminal.keys('Enter');
+  return terminal.waitFor('EXIT=0');
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, cleanup, freezerOf, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
-import { hasTmux, inCI, open } from './terminal.js';
+import { hasTmux, inCI, open, quitAtPrompt } from './terminal.js';
 
 afterAll(cleanup);
 
@@ -26,9 +26,7 @@ describe.skipIf(!hasTmux && !inCI)('tools that ask and timed questions, in a rea
     terminal.keys('Enter');
     await terminal.waitFor('✔ Box › Box 6 · A1, A2');
     await terminal.waitFor('Agent › Done: thawed 1 vial of HEK293T from box 6 (A1), 4 left.');
-    await terminal.waitFor('You ›');
-    terminal.keys('Enter');
-    const end = await terminal.waitFor('EXIT=0');
+    const end = await quitAtPrompt(terminal);
     const freezer = await freezerOf(dir, runIdOf(end));
     expect(freezer.audit?.map((entry) => entry.step)).toEqual(['execute', 'resume']);
   });

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, cleanup, runCli, runIdOf, tempDir, toolResults, transcript } from './helpers.js';
-import { approveAndQuit, hasTmux, inCI, open } from './terminal.js';
+import { approveAndQuit, hasTmux, inCI, open, quitAtPrompt } from './terminal.js';
 
 afterAll(cleanup);
 
@@ -33,9 +33,7 @@ describe.skipIf(!hasTmux && !inCI)('in a real terminal (tmux)', () => {
     expect(approval).toContain('│ ❯ (•) Approve');
     terminal.keys('Enter');
     await terminal.waitFor('Agent › Done: thawed 1 vial of K562-dTAG from box 3 (B1), 1 left.');
-    await terminal.waitFor('You ›');
-    terminal.keys('Enter');
-    const end = await terminal.waitFor('EXIT=0');
+    const end = await quitAtPrompt(terminal);
 
     expect(toolResults(await transcript(dir, runIdOf(end)), 'AskUserQuestion')).toEqual([
       '{"answers":{"Cell line":"K562-dTAG","Follow-ups":"Mycoplasma test, Notify lab manager"}}',
